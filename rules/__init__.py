@@ -1,0 +1,15 @@
+"""The rules of the tactic blue games: geometry, positions, legal turns and notation.
+
+Pure Python with no image or I/O dependencies.
+
+>>> from rules import hex_geometry
+>>> hex_geometry().names[:3]
+('a1', 'a2', 'a3')
+"""
+
+from rules.base import (  # noqa: F401
+    BLACK, COLOUR_NAMES, GAMES, WHITE, Board, Colour, IllegalTurn, Outcome, new_game, other, register,
+)
+from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, hex_geometry, square_cells, square_intersections  # noqa: F401
+
+# Importing a game module registers it in GAMES.

@@ -1,0 +1,245 @@
+"""The typed core shared by every game: colours, outcomes and the abstract :class:`Board`.
+
+A board is mutable, like python-chess's: :meth:`Board.push` plays a legal turn,
+:meth:`Board.pop` takes it back.  Each game is a small subclass (see ``rules/games/``)
+that supplies its geometry, start position, turn generation and notation; variants
+subclass a game and override only what differs.
+
+Stacks are strings bottom-to-top of ``w`` and ``b``; ``""`` is an empty point.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Iterator, Literal, TypeVar
+
+from rules.geometry import Geometry
+
+if TYPE_CHECKING:
+    from rules.record import Record
+
+Colour = Literal["w", "b"]
+WHITE: Colour = "w"
+BLACK: Colour = "b"
+COLOUR_NAMES: dict[str, str] = {"w": "white", "b": "black"}
+
+
+def other(colour: Colour) -> Colour:
+    """The opponent's colour.
+
+    >>> other("w")
+    'b'
+    """
+    return BLACK if colour == WHITE else WHITE
+
+
+class IllegalTurn(ValueError):
+    """A turn that is not legal in the position it was tried in (or cannot be parsed)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: a winner or a draw, an optional score, and why."""
+
+    winner: Colour | None
+    draw: bool = False
+    score: tuple[int, int] | None = None
+    """(white, black) points where the game is scored (Abande, Alva)."""
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "winner": COLOUR_NAMES[self.winner] if self.winner else None,
+            "draw": self.draw,
+            "score": list(self.score) if self.score is not None else None,
+            "reason": self.reason,
+        }
+
+
+TurnT = TypeVar("TurnT", bound=Hashable)
+
+
+class Board(ABC, Generic[TurnT]):
+    """A position of one game plus its history.
+
+    Subclasses set the class attributes and implement the abstract methods.  The
+    state every game has is ``stacks`` (one string per point, indexed like
+    ``geometry.names``), ``turn`` (whose turn it is), ``hands`` (pieces each colour
+    still has off the board to place; 0 in games without placing) and ``ply``.
+    Game-specific state lives in extra attributes listed in ``_state_fields`` so that
+    :meth:`push`/:meth:`pop` and :meth:`copy` keep it."""
+
+    name: ClassVar[str]
+    """Stable game name used on the command line, e.g. ``"accasta"``."""
+    title: ClassVar[str]
+    geometry: ClassVar[Geometry]
+    first_player: ClassVar[Colour] = WHITE
+    max_height: ClassVar[int] = 1
+    """Highest stack the game can build (vision tests only heights up to this)."""
+    _state_fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        self.stacks: list[str] = [""] * len(self.geometry)
+        self.turn: Colour = self.first_player
+        self.hands: dict[Colour, int] = {WHITE: 0, BLACK: 0}
+        self.ply: int = 0
+        self.move_stack: list[TurnT] = []
+        self._undo: list[tuple[Any, ...]] = []
+        self.reset()
+
+    # --- what a game supplies -------------------------------------------------------
+    @abstractmethod
+    def reset(self) -> None:
+        """Set up the start position (called by ``__init__``)."""
+
+    @abstractmethod
+    def legal_turns(self) -> list[TurnT]:
+        """Every legal complete turn of the player to move (empty when none or game over)."""
+
+    @abstractmethod
+    def _apply(self, turn: TurnT) -> None:
+        """Play a turn known to be legal: update stacks, hands, extra state and ``turn``."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """The result if the game is over, else ``None``."""
+
+    @abstractmethod
+    def turn_notation(self, turn: TurnT) -> str:
+        """The rulebook notation of a turn in this position (before it is played)."""
+
+    @abstractmethod
+    def parse_turn(self, text: str) -> TurnT:
+        """The legal turn written ``text`` in this position; :class:`IllegalTurn` if none."""
+
+    # --- generic behaviour ----------------------------------------------------------
+    def _snapshot(self) -> tuple[Any, ...]:
+        return (
+            list(self.stacks), self.turn, dict(self.hands), self.ply,
+            *(_copy.deepcopy(getattr(self, f)) for f in self._state_fields),
+        )
+
+    def _restore(self, snap: tuple[Any, ...]) -> None:
+        self.stacks, self.turn, self.hands, self.ply = snap[0], snap[1], snap[2], snap[3]
+        for f, v in zip(self._state_fields, snap[4:]):
+            setattr(self, f, v)
+
+    def push(self, turn: TurnT) -> None:
+        """Play a turn.  It must be legal: use :meth:`push_checked` for untrusted input."""
+        self._undo.append(self._snapshot())
+        self._apply(turn)
+        self.move_stack.append(turn)
+        self.ply += 1
+
+    def push_checked(self, turn: TurnT) -> None:
+        """Play a turn after checking it is among :meth:`legal_turns`."""
+        if turn not in self.legal_turns():
+            raise IllegalTurn(f"{turn!r} is not a legal turn here")
+        self.push(turn)
+
+    def push_notation(self, text: str) -> TurnT:
+        """Parse a turn in this game's notation, play it and return it."""
+        turn = self.parse_turn(text)
+        self.push(turn)
+        return turn
+
+    def pop(self) -> TurnT:
+        """Take back the last turn and return it."""
+        if not self.move_stack:
+            raise IndexError("no turn to take back")
+        self._restore(self._undo.pop())
+        return self.move_stack.pop()
+
+    def copy(self) -> "Board[TurnT]":
+        return _copy.deepcopy(self)
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    def visible(self) -> dict[str, str]:
+        """What a camera sees: every point's stack, bottom to top (``""`` empty)."""
+        return dict(zip(self.geometry.names, self.stacks))
+
+    def key(self) -> Hashable:
+        """A hashable summary of the whole position (for repetitions and take-backs)."""
+        snap = self._snapshot()
+        return (tuple(snap[0]), snap[1], tuple(sorted(snap[2].items())), *map(repr, snap[4:]))
+
+    def __getitem__(self, point: str) -> str:
+        return self.stacks[self.geometry.index(point)]
+
+    def set_position(self, points: dict[str, str], turn: Colour | None = None) -> None:
+        """Put stacks on the board (for tests and set-up positions); other points empty."""
+        self.stacks = [""] * len(self.geometry)
+        for name, stack in points.items():
+            if set(stack) - {"w", "b"}:
+                raise ValueError(f"stack {stack!r} at {name} must be made of 'w' and 'b'")
+            self.stacks[self.geometry.index(name)] = stack
+        if turn is not None:
+            self.turn = turn
+        self.move_stack.clear()
+        self._undo.clear()
+
+    def perft(self, depth: int) -> int:
+        """Number of leaf positions ``depth`` turns deep (the standard move-generator check)."""
+        if depth <= 0:
+            return 1
+        turns = self.legal_turns()
+        if depth == 1:
+            return len(turns)
+        total = 0
+        for t in turns:
+            self.push(t)
+            total += self.perft(depth - 1)
+            self.pop()
+        return total
+
+    @classmethod
+    def read_record(cls, text: str) -> "Record":
+        """Parse a game record of this game (the rulebook format; Dame 100 also reads PDN)."""
+        from rules.record import parse_record
+
+        return parse_record(text)
+
+    @classmethod
+    def write_record(cls, record: "Record") -> str:
+        """A record as text in this game's usual format (inverse of :meth:`read_record`)."""
+        return record.format(cls.first_player)
+
+    def diagram(self) -> str:
+        """A text picture of the board as White sees it (row 1 at the bottom)."""
+        from rules.diagram import diagram
+
+        return diagram(self.geometry, self.stacks)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(zip(self.geometry.names, self.stacks))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} ply={self.ply} turn={self.turn}>"
+
+
+GAMES: dict[str, type[Board[Any]]] = {}
+"""Every game and variant by its stable name (filled by :func:`register`)."""
+
+BoardT = TypeVar("BoardT", bound=type)
+
+
+def register(cls: BoardT) -> BoardT:
+    """Class decorator adding a game to :data:`GAMES` under ``cls.name``."""
+    name = cls.name  # type: ignore[attr-defined]
+    if name in GAMES:
+        raise ValueError(f"game {name!r} registered twice")
+    GAMES[name] = cls  # type: ignore[assignment]
+    return cls
+
+
+def new_game(name: str) -> Board[Any]:
+    """A board at the start of the game called ``name`` (see :data:`GAMES`)."""
+    try:
+        cls = GAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; choose one of: {', '.join(sorted(GAMES))}") from None
+    return cls()

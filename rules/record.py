@@ -1,0 +1,110 @@
+"""Game records in the rulebook's format: one line per full turn, ``N. white black``.
+
+>>> rec = parse_record('''# a comment
+... 0. ... d4
+... 1. d5 e4
+... White wins 14:13.''')
+>>> rec.turns, rec.result
+(['d4', 'd5', 'e4'], 'White wins 14:13.')
+>>> print(rec.format(first_player="b"), end="")
+# a comment
+0. ... d4
+1. d5 e4
+White wins 14:13.
+
+``...`` stands for an empty cell (the initiative turn of Abande, which Black plays
+before White's first).  Turns never contain spaces; the last line that is not a turn
+line is the printed result.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rules.base import BLACK, WHITE, Colour, Outcome
+
+_TURN_LINE = re.compile(r"^\s*(\d+)\.\s*(.*)$")
+
+
+class RecordError(ValueError):
+    """A record file that cannot be read; the message names the line."""
+
+
+@dataclass
+class Record:
+    """The turns of one game in notation, in the order played, plus comments and result."""
+
+    turns: list[str]
+    result: str | None = None
+    comments: list[str] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)
+    """Header tags (PDN); empty for rulebook records."""
+
+    def format(self, first_player: Colour = WHITE) -> str:
+        """The record as text, numbered like the rulebook (White's column first)."""
+        lines = list(self.comments)
+        cells = (["..."] if first_player == BLACK else []) + list(self.turns)
+        number = 0 if first_player == BLACK else 1
+        for i in range(0, len(cells), 2):
+            lines.append(f"{number}. " + " ".join(cells[i:i + 2]))
+            number += 1
+        if self.result:
+            lines.append(self.result)
+        return "\n".join(lines) + "\n"
+
+
+def parse_record(text: str) -> Record:
+    """Read a rulebook-format record.  Raises :class:`RecordError` naming the bad line."""
+    turns: list[str] = []
+    comments: list[str] = []
+    result: str | None = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            if turns:
+                raise RecordError(f"line {lineno}: comment after the first turn")
+            comments.append(raw.rstrip())
+            continue
+        if result is not None:
+            raise RecordError(f"line {lineno}: text after the result line {result!r}")
+        m = _TURN_LINE.match(line)
+        if not m:
+            result = line
+            continue
+        cells = m.group(2).split()
+        if not 1 <= len(cells) <= 2:
+            raise RecordError(f"line {lineno}: expected one or two turns after '{m.group(1)}.', got {len(cells)}")
+        for cell in cells:
+            if cell == "...":
+                if turns:
+                    raise RecordError(f"line {lineno}: '...' (empty cell) is only allowed before the first turn")
+                continue
+            turns.append(cell)
+    return Record(turns=turns, result=result, comments=comments)
+
+
+_RESULT = re.compile(r"^(white|black)\s+(wins|concedes|resigns)(?:\s+(\d+)\s*:\s*(\d+))?\.?$", re.I)
+
+
+def parse_result(text: str) -> Outcome | None:
+    """The outcome a record's result line states, or ``None`` if it states none.
+
+    >>> parse_result("White wins 14:13.")
+    Outcome(winner='w', draw=False, score=(14, 13), reason='white wins')
+    >>> parse_result("White concedes.").winner
+    'b'
+    """
+    line = text.strip()
+    if re.fullmatch(r"(draw|remis|1-1|½-½)\.?", line, re.I):
+        return Outcome(None, draw=True, reason="draw")
+    m = _RESULT.match(line)
+    if not m:
+        return None
+    side = WHITE if m.group(1).lower() == "white" else BLACK
+    verb = m.group(2).lower()
+    winner = side if verb == "wins" else (BLACK if side == WHITE else WHITE)
+    score = (int(m.group(3)), int(m.group(4))) if m.group(3) else None
+    return Outcome(winner, score=score, reason=f"{m.group(1).lower()} {verb}")

@@ -1,0 +1,5 @@
+import sys
+
+from tacticblue.cli import main
+
+sys.exit(main())

@@ -1,0 +1,54 @@
+"""The ``tacticblue`` command: one entry point, one subcommand module per concern.
+
+Each module in :data:`COMMAND_MODULES` (``tacticblue/commands/<name>.py``) provides
+``register(subparsers)`` which adds its subcommand and sets ``func`` on its parser;
+``func(args)`` returns the exit status.  Errors the user can fix are raised as
+:class:`CLIError` (or ``ValueError``/``OSError``) and printed as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from tacticblue import __version__
+from tacticblue.commands import CLIError
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "rules",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tacticblue",
+        description="Camera companion for the tactic blue games: read the board, infer and referee the moves.",
+    )
+    parser.add_argument("--version", action="version", version=f"tacticblue {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"tacticblue.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CLIError as e:
+        print(f"tacticblue {args.command}: error: {e}", file=sys.stderr)
+        return e.status
+    except (ValueError, OSError, KeyError) as e:
+        message = e.args[0] if isinstance(e, KeyError) and e.args else e
+        print(f"tacticblue {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tacticblue {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

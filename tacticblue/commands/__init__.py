@@ -1,0 +1,32 @@
+"""Subcommands of the ``tacticblue`` CLI and the helpers they share."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+class CLIError(Exception):
+    """An error the user can fix; printed as one line, exit status ``status``."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def add_game_argument(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """The ``--game`` option every command shares, validated against the registry."""
+    from rules import GAMES
+
+    parser.add_argument(
+        "--game", "-g", required=required, choices=sorted(GAMES), metavar="GAME",
+        help="game to play: " + ", ".join(sorted(GAMES)),
+    )
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    sys.stdout.flush()

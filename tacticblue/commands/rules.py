@@ -1,0 +1,158 @@
+"""``tacticblue rules``: replay records, list legal turns, count perft, infer turns."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
+from rules.record import Record, parse_result
+from tacticblue.commands import CLIError, add_game_argument, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("rules", help="replay records, list legal turns, perft counts (no camera needed)",
+                            description="The rules engine on its own: records, legal turns, perft.")
+    rsub = parser.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
+
+    p = rsub.add_parser("replay", help="replay a game record, checking every turn",
+                        description="Replay a record (rulebook format, or PDN for dame100), check every turn "
+                                    "against the rules and print the turns, the final position and the result. "
+                                    "Exit status 1 on an illegal or unreadable turn.")
+    p.add_argument("record", type=Path, metavar="FILE", help="the game record")
+    add_game_argument(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("--observations", type=Path, metavar="DIR",
+                   help="also write the visible board after every turn to DIR/0001.json, 0002.json, ...")
+    p.set_defaults(func=cmd_replay)
+
+    p = rsub.add_parser("moves", help="list the legal turns of a position",
+                        description="List the legal turns in the start position, or after the turns of --record.")
+    add_game_argument(p)
+    p.add_argument("--record", type=Path, metavar="FILE", help="play these turns first")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(func=cmd_moves)
+
+    p = rsub.add_parser("perft", help="count the positions reachable in N turns",
+                        description="Print the number of leaf positions for every depth 1..N and the time taken.")
+    add_game_argument(p)
+    p.add_argument("--depth", "-d", type=int, required=True, help="deepest depth to count (>= 1)")
+    p.add_argument("--record", type=Path, metavar="FILE", help="count from the position after these turns")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+    p.set_defaults(func=cmd_perft)
+
+
+def read_record_file(path: Path, board: Board[Any]) -> Record:
+    """Read a record file for ``board``'s game, with a clear error if it is missing or unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CLIError(f"no such file: {path}") from None
+    except UnicodeDecodeError:
+        raise CLIError(f"{path} is not a text file") from None
+    try:
+        return board.read_record(text)
+    except ValueError as e:
+        raise CLIError(f"{path}: {e}") from None
+
+
+def play_turn(board: Board[Any], number: int, text: str) -> str:
+    """Play turn ``number`` of a record, returning it in canonical notation.
+
+    Raises :class:`CLIError` (status 1) naming the turn number, the turn and the reason."""
+    who = COLOUR_NAMES[board.turn]
+    outcome = board.outcome()
+    if outcome is not None:
+        raise CLIError(f"turn {number} ({who}) {text!r}: the game is already over ({outcome.reason})", status=1)
+    try:
+        turn = board.parse_turn(text)
+    except IllegalTurn as e:
+        raise CLIError(f"turn {number} ({who}) {text!r}: {e}", status=1) from None
+    notation = board.turn_notation(turn)
+    board.push(turn)
+    return notation
+
+
+def play_record(board: Board[Any], record: Record) -> list[str]:
+    """Play every turn of a record; see :func:`play_turn`."""
+    return [play_turn(board, i, text) for i, text in enumerate(record.turns, 1)]
+
+
+def _board_after(args: argparse.Namespace) -> Board[Any]:
+    board = new_game(args.game)
+    if args.record is not None:
+        play_record(board, read_record_file(args.record, board))
+    return board
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    board = new_game(args.game)
+    record = read_record_file(args.record, board)
+    if args.observations is not None:
+        args.observations.mkdir(parents=True, exist_ok=True)
+    turns: list[str] = []
+    for i, text in enumerate(record.turns, 1):
+        mover = COLOUR_NAMES[board.turn]
+        turns.append(play_turn(board, i, text))
+        if args.observations is not None:
+            (args.observations / f"{i:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
+        if not args.json:
+            print(f"{i:>3}. {mover:<5} {turns[-1]}")
+    outcome = board.outcome()
+    stated = parse_result(record.result) if record.result else None
+    if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
+        raise CLIError(f"the record says {record.result!r} but the rules give {outcome.reason}", status=1)
+    if outcome is not None and stated is not None and stated.score is not None and outcome.score != stated.score:
+        raise CLIError(f"the record says {record.result!r} but the rules score it "
+                       f"{outcome.score[0]}:{outcome.score[1]}", status=1)  # type: ignore[index]
+    if outcome is None and stated is not None:
+        outcome = type(stated)(stated.winner, stated.draw, stated.score, f"{stated.reason} (as recorded)")
+    if args.json:
+        print_json({
+            "game": args.game,
+            "turns": turns,
+            "final": board.visible(),
+            "to_move": None if board.is_game_over() else COLOUR_NAMES[board.turn],
+            "result": outcome.to_json() if outcome else None,
+        })
+        return 0
+    print()
+    print(board.diagram())
+    print()
+    if outcome is None:
+        print(f"Game goes on; {COLOUR_NAMES[board.turn]} to move.")
+    else:
+        score = f" {outcome.score[0]}:{outcome.score[1]}" if outcome.score else ""
+        verdict = "Draw" if outcome.draw else f"{COLOUR_NAMES[outcome.winner].capitalize()} wins"  # type: ignore[index]
+        print(f"{verdict}{score} ({outcome.reason}).")
+    return 0
+
+
+def cmd_moves(args: argparse.Namespace) -> int:
+    board = _board_after(args)
+    notations = [board.turn_notation(t) for t in board.legal_turns()]
+    if args.json:
+        print_json(notations)
+    else:
+        for n in notations:
+            print(n)
+        print(f"{len(notations)} legal turns for {COLOUR_NAMES[board.turn]}")
+    return 0
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    if args.depth < 1:
+        raise CLIError("--depth must be at least 1")
+    board = _board_after(args)
+    for depth in range(1, args.depth + 1):
+        start = time.perf_counter()
+        nodes = board.perft(depth)
+        seconds = time.perf_counter() - start
+        if args.json:
+            print_json({"depth": depth, "nodes": nodes, "seconds": round(seconds, 4)})
+        else:
+            print(f"depth {depth}: {nodes} ({seconds:.3f} s)", flush=True)
+    return 0
