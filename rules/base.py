@@ -162,6 +162,29 @@ class Board(ABC, Generic[TurnT]):
         """What a camera sees: every point's stack, bottom to top (``""`` empty)."""
         return dict(zip(self.geometry.names, self.stacks))
 
+    @staticmethod
+    def stack_fits(expected: str, seen: str) -> bool:
+        """Whether an observed stack can be the ``expected`` one.
+
+        ``seen`` may hold ``?`` for layers whose colour could not be read.  Games where
+        the order inside a stack does not matter (Attangle) override this.
+
+        >>> Board.stack_fits("wbw", "?bw"), Board.stack_fits("wb", "bw")
+        (True, False)
+        """
+        return len(expected) == len(seen) and all(s in ("?", e) for e, s in zip(expected, seen))
+
+    def material(self) -> dict[Colour, int]:
+        """Every piece of each colour the game has: on the board, in hand, and set aside.
+
+        Constant through a game (pieces are never created or lost); games that take
+        pieces off the board override this to count them where they went."""
+        counts: dict[Colour, int] = {WHITE: self.hands[WHITE], BLACK: self.hands[BLACK]}
+        for s in self.stacks:
+            counts[WHITE] += s.count(WHITE)
+            counts[BLACK] += s.count(BLACK)
+        return counts
+
     def key(self) -> Hashable:
         """A hashable summary of the whole position (for repetitions and take-backs)."""
         snap = self._snapshot()

@@ -1,0 +1,32 @@
+"""Shared test helpers: run the real CLI in a subprocess, find the shared material."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def run_cli(*args: str, input: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run ``tacticblue ARGS`` as a user would (a fresh process), capturing text output."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "tacticblue", *map(str, args)], capture_output=True, text=True,
+                          input=input, timeout=timeout, env=env, cwd=ROOT)
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"the shared material is not at {SHARED}")
+    return SHARED
