@@ -36,11 +36,3 @@ def point_index(geometry: Geometry, name: str) -> int:
         raise IllegalTurn(f"no point {name!r} on this board")
     return geometry.index(name)
 
-
-def colour_counts(stack: str) -> tuple[int, int]:
-    """(white, black) pieces in a stack.
-
-    >>> colour_counts("wbw")
-    (2, 1)
-    """
-    return stack.count("w"), stack.count("b")
