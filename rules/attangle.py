@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import ClassVar, Union
 
-from rules.base import COLOUR_NAMES, WHITE, BLACK, Board, Colour, IllegalTurn, Outcome, other, register
+from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import KING, Geometry, hex_geometry, square_cells
 from rules.stacking import Place, point_index
 
