@@ -6,6 +6,8 @@ survive notation out and back in, and along the way the invariants of each game 
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -190,3 +192,38 @@ def test_move_generator_agrees_with_brute_force(name, choices):
     else:
         assert placements == {i for i in empty if any(lattice_line(b, i, j) == [] for j in range(len(b.stacks))
                                                       if b.stacks[j])}
+
+
+@pytest.mark.parametrize("name, record, plies", [
+    ("abande", "abande.txt", 40), ("attangle", "attangle.txt", 30), ("attangle-2008", None, 30),
+])
+def test_brute_force_agrees_on_every_position_two_turns_from_a_middle_game(shared, name, record, plies):
+    """Middle games have many captures on the board: compare the move generator with the
+    brute force at every position reached in up to two more turns.  The start is the
+    rulebook game, or a fixed random game where there is none (2008 edition)."""
+    if record is None:
+        rng = random.Random(7)
+        b = random_game(name, [rng.randrange(10_000) | 1 for _ in range(plies)])
+    else:
+        b = new_game(name)
+        for text in b.read_record((shared / "rulebook-games" / record).read_text()).turns[:plies]:
+            b.push_notation(text)
+    checked = captures = 0
+
+    def visit(depth: int) -> None:
+        nonlocal checked, captures
+        turns = b.legal_turns()
+        captures += sum(isinstance(t, (Capture, Step)) for t in turns)
+        if isinstance(b, Attangle):
+            assert {(t.origins, t.target) for t in turns if isinstance(t, Capture)} == brute_captures(b)
+        else:
+            assert {(t.origin, t.target) for t in turns if isinstance(t, Step)} == brute_steps(b)
+        checked += 1
+        if depth:
+            for t in turns:
+                b.push(t)
+                visit(depth - 1)
+                b.pop()
+
+    visit(2)
+    assert checked > 30 and captures > 0
