@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -38,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # output piped into head & co.: not an error
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except CLIError as e:
         print(f"tacticblue {args.command}: error: {e}", file=sys.stderr)
         return e.status

@@ -59,18 +59,26 @@ def read_record_file(path: Path, board: Board[Any]) -> Record:
         raise CLIError(f"{path}: {e}") from None
 
 
-def play_turn(board: Board[Any], number: int, text: str) -> str:
-    """Play turn ``number`` of a record, returning it in canonical notation.
+def turn_number(board: Board[Any]) -> int:
+    """The record's number of the turn about to be played.
+
+    Records number full turns, White's column first; a game Black opens (Abande) starts at 0."""
+    ply = board.ply + 1
+    return (ply + 1) // 2 if board.first_player == "w" else ply // 2
+
+
+def play_turn(board: Board[Any], text: str) -> str:
+    """Play the next turn of a record, returning it in canonical notation.
 
     Raises :class:`CLIError` (status 1) naming the turn number, the turn and the reason."""
-    who = COLOUR_NAMES[board.turn]
+    label = f"{turn_number(board)} ({COLOUR_NAMES[board.turn]})"
     outcome = board.outcome()
     if outcome is not None:
-        raise CLIError(f"turn {number} ({who}) {text!r}: the game is already over ({outcome.reason})", status=1)
+        raise CLIError(f"turn {label} {text!r}: the game is already over ({outcome.reason})", status=1)
     try:
         turn = board.parse_turn(text)
     except IllegalTurn as e:
-        raise CLIError(f"turn {number} ({who}) {text!r}: {e}", status=1) from None
+        raise CLIError(f"turn {label} {text!r}: {e}", status=1) from None
     notation = board.turn_notation(turn)
     board.push(turn)
     return notation
@@ -78,7 +86,7 @@ def play_turn(board: Board[Any], number: int, text: str) -> str:
 
 def play_record(board: Board[Any], record: Record) -> list[str]:
     """Play every turn of a record; see :func:`play_turn`."""
-    return [play_turn(board, i, text) for i, text in enumerate(record.turns, 1)]
+    return [play_turn(board, text) for text in record.turns]
 
 
 def _board_after(args: argparse.Namespace) -> Board[Any]:
@@ -95,12 +103,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         args.observations.mkdir(parents=True, exist_ok=True)
     turns: list[str] = []
     for i, text in enumerate(record.turns, 1):
-        mover = COLOUR_NAMES[board.turn]
-        turns.append(play_turn(board, i, text))
+        label = f"{turn_number(board)}.{'' if board.turn == 'w' else ' ...'}"
+        turns.append(play_turn(board, text))
         if args.observations is not None:
             (args.observations / f"{i:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
-            print(f"{i:>3}. {mover:<5} {turns[-1]}")
+            print(f"{label:>7} {turns[-1]}")
     outcome = board.outcome()
     stated = parse_result(record.result) if record.result else None
     if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
