@@ -42,10 +42,11 @@ jumped pieces are the ones between).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import ClassVar
 
 from rules.base import BLACK, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
-from rules.geometry import square_intersections
+from rules.geometry import Geometry, square_intersections
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,9 @@ class Alva(Board[AlvaTurn]):
         return out
 
     def _captures(self) -> list[tuple[int, ...]]:
-        """Every complete capture of the mover as point paths (start, landing, landing, ...)."""
+        """Every complete capture of the mover as point paths (start, landing, landing, ...).
+
+        Walks the jumps depth first on ``stacks`` itself, undoing each jump on the way back."""
         paths: list[tuple[int, ...]] = []
 
         def extend(path: tuple[int, ...]) -> None:
@@ -142,6 +145,11 @@ class Alva(Board[AlvaTurn]):
         return paths
 
     def legal_turns(self) -> list[AlvaTurn]:
+        return self._turns()
+
+    def _turns(self, shift: tuple[str, str] | None | EllipsisType = ...) -> list[AlvaTurn]:
+        """The legal turns; given ``shift`` (a shift, or ``None`` for none) only the placements
+        after that shift, unless a capture is due (then every capture).  ``...``: every shift."""
         names = self.geometry.names
         captures = self._captures()
         if captures:
@@ -149,15 +157,18 @@ class Alva(Board[AlvaTurn]):
         if self.hands[self.turn] <= 0:
             return []
         empty = [i for i, s in enumerate(self.stacks) if not s]
-        turns = [AlvaTurn(place=names[i]) for i in empty]
-        for src, s in enumerate(self.stacks):
-            if s != self.turn:
-                continue
-            for dst in self.geometry.neighbours(src):
-                if not self.stacks[dst]:
-                    # after the shift src is empty and dst is taken: place anywhere empty then
-                    targets = sorted({*empty, src} - {dst})
-                    turns.extend(AlvaTurn(place=names[p], shift=(names[src], names[dst])) for p in targets)
+        legal_shifts: list[tuple[str, str] | None] = [None] + [
+            (names[src], names[dst]) for src, s in enumerate(self.stacks) if s == self.turn
+            for dst in self.geometry.neighbours(src) if not self.stacks[dst]
+        ]
+        turns = []
+        for sh in legal_shifts if shift is ... else [shift] if shift in legal_shifts else []:
+            if sh is None:
+                targets = empty
+            else:  # after the shift its start is empty and its end is taken: place anywhere empty then
+                src, dst = self.geometry.index(sh[0]), self.geometry.index(sh[1])
+                targets = sorted({*empty, src} - {dst})
+            turns.extend(AlvaTurn(place=names[p], shift=sh) for p in targets)
         return turns
 
     def _apply(self, turn: AlvaTurn) -> None:
@@ -225,6 +236,10 @@ class Alva(Board[AlvaTurn]):
         return (self.prisoners[WHITE] + edge[BLACK], self.prisoners[BLACK] + edge[WHITE])
 
     def outcome(self) -> Outcome | None:
+        """Over when the player to move can neither capture nor place.
+
+        Captures of the last turn still beside the board count for their capturer: the
+        give-back rule needs a capture in reply, and none can come any more."""
         if self.hands[self.turn] > 0 or self._captures():
             return None
         w, b = self.score()
@@ -250,22 +265,22 @@ class Alva(Board[AlvaTurn]):
             turn = AlvaTurn(place=place, shift=(a, b))
         else:
             turn = AlvaTurn(place=t)
-        points = [*turn.jumps, *(turn.shift or ()), *([turn.place] if turn.place else [])]
+        points = [*turn.jumps, *(turn.shift or ()), *([turn.place] if turn.place is not None else [])]
         bad = [p for p in points if p not in self.geometry]
         if bad or (turn.jumps and len(turn.jumps) < 2):
             raise IllegalTurn(f"{text!r} is not an Alva turn (e5, e5-e6,f7 or e5xe7...)")
-        legal = self.legal_turns()
+        legal = self._turns(... if turn.jumps else turn.shift)
         if turn in legal:
             return turn
-        if not legal:
-            raise IllegalTurn(f"{t}: {self.outcome().reason if self.outcome() else 'no legal turn'}")
-        if legal[0].jumps and not turn.jumps:
+        if (out := self.outcome()) is not None:
+            raise IllegalTurn(f"{t}: the game is over ({out.reason})")
+        if legal and legal[0].jumps and not turn.jumps:
             raise IllegalTurn(f"{t}: a capture is possible, so {self.turn_notation(legal[0])} or another capture "
                               "must be played")
         raise IllegalTurn(f"{t} is not a legal turn here")
 
 
-def _direction(g, a: int, b: int) -> int:
+def _direction(g: Geometry, a: int, b: int) -> int:
     """The direction from point a in which point b lies on a straight line."""
     for d in range(len(g.directions)):
         if b in g.ray(a, d):
