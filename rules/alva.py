@@ -41,18 +41,16 @@ jumped pieces are the ones between).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import EllipsisType
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rules.base import BLACK, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import Geometry, square_intersections
 
 
-@dataclass(frozen=True)
-class AlvaTurn:
+class AlvaTurn(NamedTuple):
     """One Alva turn: a capture (``jumps``: start and landing points) or an optional shift
-    (from, to) followed by a placement."""
+    (from, to) followed by a placement.  (A named tuple: a position has thousands of turns.)"""
 
     place: str | None = None
     shift: tuple[str, str] | None = None
