@@ -99,7 +99,11 @@ class Alva(Board[AlvaTurn]):
 
     # --- turn generation ---------------------------------------------------------------
     def _jump_targets(self, at: int) -> list[tuple[int, list[int]]]:
-        """The jumps the piece on ``at`` can make now: (landing point, jumped points)."""
+        """The jumps the piece on ``at`` can make now: (landing point, jumped points).
+
+        Only opposing pieces are jumped: the booklet's "over a single piece" does not say
+        whose, but jumping is how one captures and every published description jumps
+        enemy pieces only.  Lines are the grid lines (orthogonal), as the shift's."""
         own = self.stacks[at]
         opp = other(own)  # type: ignore[arg-type]
         out = []
@@ -236,8 +240,10 @@ class Alva(Board[AlvaTurn]):
     def outcome(self) -> Outcome | None:
         """Over when the player to move can neither capture nor place.
 
-        Captures of the last turn still beside the board count for their capturer: the
-        give-back rule needs a capture in reply, and none can come any more."""
+        A shift alone is no turn (the placement after it is compulsory), so with an empty
+        hand only a capture keeps a player in the game.  Captures of the last turn still
+        beside the board count for their capturer: the give-back rule needs a capture in
+        reply, and none can come any more."""
         if self.hands[self.turn] > 0 or self._captures():
             return None
         w, b = self.score()

@@ -242,13 +242,13 @@ class Attraktion(Board[str]):
         shifts = self._shift_indices(turn)
         for train in _trains(shifts):
             # cells[0] is the empty cell the train enters, cells[j] the start of its j-th piece;
-            # after i shifts pieces 1..i sit one cell forward and cells[i] is the one hole.
+            # after i shifts the first i pieces sit one cell forward and cells[i] is the one hole.
+            # Where unreadable colours allow several stages the earliest is taken.
             cells = [train[0][1]] + [src for src, _ in train]
             involved.update(cells)
             colours = [stacks[c] for c in cells[1:]]
             stage = next((i for i in range(len(train) + 1)
-                          if all(fits(c, colours[j] if j < i else "" if j == i else colours[j - 1])
-                                 for j, c in enumerate(cells))), None)
+                          if all(map(fits, cells, colours[:i] + [""] + colours[i:]))), None)
             if stage is None:
                 return None
             remaining.update(train[stage:])
