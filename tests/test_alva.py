@@ -205,6 +205,27 @@ def test_notation_round_trip_visible_board_and_material(random_position, seed, p
     assert b.material() == {WHITE: 32, BLACK: 32}
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.integers(10, 90))
+def test_every_capture_jumps_1_or_3_plus_opposing_pieces_and_goes_on_to_the_end(random_position, seed, plies):
+    b = random_position(Alva(), seed, plies)
+    g = b.geometry
+    for t in b.legal_turns():
+        if not t.jumps:
+            continue
+        before, mover = b.visible(), b.turn
+        b.push(t)
+        after = b.visible()
+        for a, c in zip(t.jumps, t.jumps[1:]):
+            (xa, ya), (xc, yc) = g.lattice[g.index(a)], g.lattice[g.index(c)]
+            assert xa == xc or ya == yc
+            assert (abs(xc - xa) + abs(yc - ya)) // 2 - 1 in (1, 3, 4, 5, 6, 7)
+        gone = {p for p in before if before[p] and not after[p]} - {t.jumps[0]}
+        assert gone and all(before[p] != mover for p in gone)
+        assert after[t.jumps[-1]] == mover and not b._jump_targets(g.index(t.jumps[-1]))
+        b.pop()
+
+
 def test_perft_from_the_start():
     # 81 placements; Black 80; then White must capture when Black's piece is next to his
     # with an empty point behind it (1 turn), else places on one of 79 points, optionally

@@ -174,6 +174,21 @@ def test_notation_round_trip_and_visible_board(random_position, cls, seed, plies
     assert b.material() == {WHITE: cls.pieces_each, BLACK: cls.pieces_each}
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32), st.integers(10, 50))
+def test_trains_and_stages_of_every_turn_agree_with_the_turn(random_position, seed, plies):
+    b = random_position(Attraktion8x8(), seed, plies)
+    for t in b.legal_turns():
+        shifts, trains, boards = b.shifts(t), b.trains(t), b.attraction_boards(t)
+        assert sorted(s for train in trains for s in train) == sorted(shifts)
+        for train in trains:
+            assert all(follower[1] == leader[0] for leader, follower in zip(train, train[1:]))
+        assert b.pending_shifts(t, boards[0]) == shifts and b.pending_shifts(t, boards[-1]) == []
+        after = b.copy()
+        after.push(t)
+        assert boards[-1] == after.visible()
+
+
 @pytest.mark.parametrize("cls, expected", [
     (Attraktion, [100, 9900, 970200]),
     (Attraktion8x8, [64, 4032, 249984]),
