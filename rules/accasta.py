@@ -102,6 +102,7 @@ _RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 
 _TURN = re.compile(r"^([a-z]\d+):(.+)$")
 _MOVE = re.compile(r"^(\d*)([-+x])([a-z]\d+)$")
+_HOLDS = {"-": "nothing", "+": "the mover's own stack", "x": "an opponent's stack"}
 _SIGNS = str.maketrans({"×": "x", "X": "x", "–": "-", "—": "-"})
 
 
@@ -275,17 +276,24 @@ class Accasta(Board[AccastaTurn]):
         >>> b.turn_notation(AccastaTurn(GEOMETRY.index("c3"), ((1, GEOMETRY.index("d4")),)))
         'c3:xd4'
         """
+        moves = ",".join(f"{count if count != 1 else ''}{sign}{GEOMETRY.name(dest)}"
+                         for count, sign, dest in self._signed_moves(turn))
+        return f"{GEOMETRY.name(turn.origin)}:{moves}"
+
+    def _signed_moves(self, turn: AccastaTurn) -> list[tuple[int, str, int]]:
+        """``(count, sign, destination)`` of each move, the sign saying what the destination
+        holds when that move is made: ``-`` nothing, ``+`` a stack of the mover, ``x`` one of
+        the opponent."""
         origin, moves = turn
         stacks = list(self.stacks)
-        parts = []
+        out = []
         for count, dest in moves:
             target = stacks[dest]
-            sign = "-" if not target else "+" if target[-1] == self.turn else "x"
-            parts.append(f"{count if count != 1 else ''}{sign}{GEOMETRY.name(dest)}")
+            out.append((count, "-" if not target else "+" if target[-1] == self.turn else "x", dest))
             source = stacks[origin]
             stacks[dest] = target + source[len(source) - count:]
             stacks[origin] = source[:len(source) - count]
-        return f"{GEOMETRY.name(origin)}:{','.join(parts)}"
+        return out
 
     def parse_turn(self, text: str) -> AccastaTurn:
         """The legal turn written ``text`` (booklet notation; spaces, ``×`` and a written
@@ -316,13 +324,9 @@ class Accasta(Board[AccastaTurn]):
         reason = self.why_illegal(turn)
         if reason is not None:
             raise IllegalTurn(reason)
-        written = self.turn_notation(turn).split(":")[1].split(",")
-        for i, (sign, canonical) in enumerate(zip(signs, written), 1):
-            true_sign = canonical.lstrip("0123456789")[0]
+        for i, (sign, (_, true_sign, dest)) in enumerate(zip(signs, self._signed_moves(turn)), 1):
             if sign != "-" and sign != true_sign:
-                where = canonical.lstrip("0123456789")[1:]
-                holds = "an opponent's stack" if true_sign == "x" else "the mover's own stack" if true_sign == "+" else "nothing"
-                raise IllegalTurn(f"move {i}: written {sign!r} but {where} holds {holds}")
+                raise IllegalTurn(f"move {i}: written {sign!r} but {GEOMETRY.name(dest)} holds {_HOLDS[true_sign]}")
         return turn
 
 
