@@ -80,6 +80,7 @@ def test_replay_of_a_rule_decided_win(cli, tmp_path: Path) -> None:
 @pytest.mark.parametrize("text, message", [
     (WIN + "Black wins.\n", "the record says 'Black wins.' but the rules give white controls"),
     (WIN.rstrip("\n") + " g3:-f1\n", "turn 3 (black) 'g3:-f1': the game is already over (white controls"),
+    (WIN + "White wins 3:0.\n", "the record says 'White wins 3:0.' but the rules give no score"),
 ])
 def test_a_record_that_disagrees_or_goes_on_after_the_end_is_refused(cli, tmp_path: Path, text: str,
                                                                      message: str) -> None:
@@ -87,6 +88,27 @@ def test_a_record_that_disagrees_or_goes_on_after_the_end_is_refused(cli, tmp_pa
     path.write_text(text, encoding="utf-8")
     run = cli("rules", "replay", path, "--game", "accasta", "--json")
     assert run.returncode == 1 and run.stdout == "" and message in run.stderr
+
+
+def test_replay_writes_observations(cli, tmp_path: Path) -> None:
+    out = tmp_path / "obs"
+    run = cli("rules", "replay", RECORD, "--game", "accasta", "--json", "--observations", out)
+    assert run.returncode == 0, run.stderr
+    files = sorted(p.name for p in out.iterdir())
+    assert files == [f"{i:04d}.json" for i in range(1, 31)]
+    first = json.loads((out / "0001.json").read_text())
+    assert set(first) == {"points"} and len(first["points"]) == 37
+    assert first["points"]["c5"] == "ww" and first["points"]["b4"] == "" and first["points"]["a1"] == "www"
+    last = json.loads((out / "0030.json").read_text())
+    assert last["points"] == json.loads(run.stdout)["final"]
+
+
+def test_replay_reads_a_record_saved_with_a_byte_order_mark_and_crlf(cli, tmp_path: Path) -> None:
+    path = tmp_path / "windows.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + RECORD.read_text(encoding="utf-8").replace("\n", "\r\n").encode())
+    run = cli("rules", "replay", path, "--game", "accasta", "--json")
+    assert run.returncode == 0, run.stderr
+    assert len(json.loads(run.stdout)["turns"]) == 30
 
 
 @pytest.mark.parametrize("old, new, expected", [

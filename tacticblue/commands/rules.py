@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def read_record_file(path: Path, board: Board[Any]) -> Record:
     """Read a record file for ``board``'s game, with a clear error if it is missing or unreadable."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # records saved on Windows often start with a BOM
     except FileNotFoundError:
         raise CLIError(f"no such file: {path}") from None
     except UnicodeDecodeError:
@@ -108,8 +108,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
         raise CLIError(f"the record says {record.result!r} but the rules give {outcome.reason}", status=1)
     if outcome is not None and stated is not None and stated.score is not None and outcome.score != stated.score:
-        raise CLIError(f"the record says {record.result!r} but the rules score it "
-                       f"{outcome.score[0]}:{outcome.score[1]}", status=1)  # type: ignore[index]
+        scored = f"score it {outcome.score[0]}:{outcome.score[1]}" if outcome.score else "give no score"
+        raise CLIError(f"the record says {record.result!r} but the rules {scored}", status=1)
     if outcome is None and stated is not None:
         # A result the rules do not decide (a concession): reported as the record states it.
         outcome = type(stated)(stated.winner, stated.draw, stated.score, f"as recorded: {stated.reason}")
