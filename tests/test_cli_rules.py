@@ -163,6 +163,15 @@ def test_moves(cli, tmp_path: Path) -> None:
     assert all(t[0] in "efg" for t in after) and not any("c5" in t for t in after)
 
 
+def test_moves_after_the_end(cli, tmp_path: Path) -> None:
+    path = tmp_path / "win.txt"
+    path.write_text(WIN, encoding="utf-8")
+    run = cli("rules", "moves", "--game", "accasta", "--record", path)
+    assert run.returncode == 0
+    assert run.stdout == "0 legal turns for black (game over: white controls 3 or more points of black's castle)\n"
+    assert cli("rules", "perft", "--game", "accasta", "--record", path, "-d", "1").stdout.startswith("depth 1: 0 ")
+
+
 def test_perft(cli) -> None:
     run = cli("rules", "perft", "--game", "accasta", "--depth", "2")
     assert run.returncode == 0
