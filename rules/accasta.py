@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import hex_geometry
+from rules.stacking import point_index
 
 GEOMETRY = hex_geometry()
 MAX_MOVES = 3
@@ -310,7 +311,7 @@ class Accasta(Board[AccastaTurn]):
         m = _TURN.match(compact)
         if not m:
             raise IllegalTurn(f"cannot read {text!r}: expected origin:moves, e.g. b4:2-c5")
-        origin = _point(m.group(1), text)
+        origin = point_index(GEOMETRY, m.group(1))
         moves, signs = [], []
         for part in m.group(2).split(","):
             mm = _MOVE.match(part)
@@ -318,7 +319,7 @@ class Accasta(Board[AccastaTurn]):
                 raise IllegalTurn(f"cannot read move {part!r} of {text!r}: expected [count](-|+|x)point, e.g. 2-c5")
             if mm.group(1) and int(mm.group(1)) == 0:
                 raise IllegalTurn(f"move {part!r} of {text!r} carries no piece")
-            moves.append((int(mm.group(1) or 1), _point(mm.group(3), text)))
+            moves.append((int(mm.group(1) or 1), point_index(GEOMETRY, mm.group(3))))
             signs.append(mm.group(2))
         turn = AccastaTurn(origin, tuple(moves))
         reason = self.why_illegal(turn)
@@ -329,12 +330,6 @@ class Accasta(Board[AccastaTurn]):
                 raise IllegalTurn(f"move {i}: written {sign!r} but {GEOMETRY.name(dest)} holds {_HOLDS[true_sign]}")
         return turn
 
-
-
-def _point(name: str, text: str) -> int:
-    if name not in GEOMETRY:
-        raise IllegalTurn(f"no point {name!r} on the board in {text!r}")
-    return GEOMETRY.index(name)
 
 
 def _path(origin: int, dest: int) -> list[int] | None:
