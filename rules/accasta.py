@@ -34,7 +34,10 @@ A turn is an :class:`AccastaTurn` ``(origin, moves)``: ``origin`` a point index 
 ends at a point where the player could stop is itself a legal turn, so the
 move-inference module can treat turns as a tree: turn B *extends* turn A when they
 share the origin and ``A.moves`` is a proper prefix of ``B.moves`` (see
-:meth:`AccastaTurn.extends`).
+:meth:`AccastaTurn.extends`).  Different turns can leave the same position (with
+single-coloured stacks ``a1:2-b1`` and ``a1:-b1,+b1`` both put two pieces on b1), so a
+camera that sees only the result cannot always tell which was played; ``legal_turns``
+lists them all.
 
 >>> board = Accasta()
 >>> board.push_notation("b4:2-c5")
