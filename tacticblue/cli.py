@@ -12,7 +12,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from tacticblue import __version__
 from tacticblue.commands import CLIError
@@ -22,8 +22,16 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other error of the CLI
+    (argparse prints the whole usage first); subcommand parsers inherit it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="tacticblue",
         description="Camera companion for the tactic blue games: read the board, infer and referee the moves.",
     )
