@@ -505,10 +505,10 @@ class Dame100(Board[DameTurn]):
     # --- records ------------------------------------------------------------------------
     @classmethod
     def read_record(cls, text: str) -> "Record":
-        """The first game of a PDN text (see :mod:`rules.pdn`)."""
-        from rules.pdn import read_game
+        """The first game of a PDN text (see :mod:`rules.pdn`), which must start from the start."""
+        from rules.pdn import read_standard_game
 
-        return read_game(text)
+        return read_standard_game(text)
 
     @classmethod
     def write_record(cls, record: "Record") -> str:

@@ -142,17 +142,25 @@ def read_games(text: str) -> list[PdnRecord]:
 
 
 def read_game(text: str) -> PdnRecord:
-    """The first game of a PDN text, checked to start from the standard position.
-
-    >>> read_game('[FEN "W:W33:B12"] 1. 33-28 *')
-    Traceback (most recent call last):
-    rules.record.RecordError: the game starts from a set-up position (FEN tag); replay it with rules.pdn.replay
-    """
+    """The first game of a PDN text."""
     game = next(iter_games(text), None)
     if game is None:
         raise RecordError("no PDN game in the text")
+    return game
+
+
+def read_standard_game(text: str) -> PdnRecord:
+    """The first game of a PDN text, checked to start from the standard start position
+    (what a replay from :class:`Dame100`'s start needs).
+
+    >>> read_standard_game('[FEN "W:W33:B12"] 1. 33-28 *')
+    Traceback (most recent call last):
+    rules.record.RecordError: the game starts from a set-up position (FEN tag), not the start: replay it with rules.pdn.replay
+    """
+    game = read_game(text)
     if "FEN" in game.tags and normalise_fen(game.tags["FEN"]) != START_FEN:
-        raise RecordError("the game starts from a set-up position (FEN tag); replay it with rules.pdn.replay")
+        raise RecordError("the game starts from a set-up position (FEN tag), not the start: "
+                          "replay it with rules.pdn.replay")
     return game
 
 
