@@ -267,12 +267,17 @@ class Dame100(Board[DameTurn]):
         found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for s in own:
             p = sq[s]
-            sq[s] = 0
             if p & KING:
+                sq[s] = 0
                 _king_captures(sq, s, opp, [s], [], found)
-            else:
-                _man_captures(sq, s, opp, [s], [], found)
-            sq[s] = p
+                sq[s] = p
+                continue
+            for over, land in JUMPS[s]:  # cheap test first: most men cannot capture
+                if sq[over] & opp and not sq[land]:
+                    sq[s] = 0
+                    _man_captures(sq, s, opp, [s], [], found)
+                    sq[s] = p
+                    break
         if found:
             most = max(len(c) for _, c in found)
             turns = [_new_turn(DameTurn, f) for f in found if len(f[1]) == most]
@@ -294,7 +299,7 @@ class Dame100(Board[DameTurn]):
 
     def legal_turns(self) -> list[DameTurn]:
         """Every legal turn (majority capture applied; empty when the game is over)."""
-        if self._draw_reason() is not None:
+        if (self._king_plies or self._endgame != (-1, -1)) and self._draw_reason() is not None:
             return []
         return self._generate()
 
