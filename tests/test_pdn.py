@@ -165,3 +165,13 @@ def test_cli_moves_and_perft(cli):
     assert run.returncode == 0 and len(json.loads(run.stdout)) == 9
     run = cli("rules", "perft", "--game", "dame100", "--depth", "4", "--json")
     assert [json.loads(line)["nodes"] for line in run.stdout.splitlines()] == [9, 81, 658, 4265]
+
+
+def test_the_bundled_sample_replays_to_a_black_win_with_kings():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "samples" / "records" / "dame100.pdn").read_text(encoding="utf-8")
+    game = read_game(text)
+    board = replay(game)
+    assert game.result == "0-1"
+    assert "bb" in board.stacks and write_game(game) == text
