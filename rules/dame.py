@@ -263,14 +263,21 @@ class Dame100(Board[DameTurn]):
         sq = self._sq
         me = SIDE_BIT[self.turn]
         opp = me ^ 3
-        own = sorted(self._pieces[me])
+        steps = STEPS[me]
         found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-        for s in own:
+        quiet: list[DameTurn] = []
+        for s in sorted(self._pieces[me]):  # one pass: captures, and quiet moves until one is found
             p = sq[s]
             if p & KING:
                 sq[s] = 0
                 _king_captures(sq, s, opp, [s], [], found)
                 sq[s] = p
+                if not found:
+                    for ray in RAYS[s]:
+                        for t in ray:
+                            if sq[t]:
+                                break
+                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
                 continue
             for over, land in JUMPS[s]:  # cheap test first: most men cannot capture
                 if sq[over] & opp and not sq[land]:
@@ -278,24 +285,16 @@ class Dame100(Board[DameTurn]):
                     _man_captures(sq, s, opp, [s], [], found)
                     sq[s] = p
                     break
-        if found:
-            most = max(len(c) for _, c in found)
-            turns = [_new_turn(DameTurn, f) for f in found if len(f[1]) == most]
-            return turns if every_path else list(dict.fromkeys(turns))
-        turns = []
-        steps = STEPS[me]
-        for s in own:
-            if sq[s] & KING:
-                for ray in RAYS[s]:
-                    for t in ray:
-                        if sq[t]:
-                            break
-                        turns.append(_new_turn(DameTurn, ((s, t), ())))
             else:
-                for t in steps[s]:
-                    if not sq[t]:
-                        turns.append(_new_turn(DameTurn, ((s, t), ())))
-        return turns
+                if not found:
+                    for t in steps[s]:
+                        if not sq[t]:
+                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+        if not found:
+            return quiet
+        most = max(len(c) for _, c in found)
+        turns = [_new_turn(DameTurn, f) for f in found if len(f[1]) == most]
+        return turns if every_path else list(dict.fromkeys(turns))
 
     def legal_turns(self) -> list[DameTurn]:
         """Every legal turn (majority capture applied; empty when the game is over)."""
