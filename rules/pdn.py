@@ -156,12 +156,12 @@ def read_standard_game(text: str) -> PdnRecord:
 
     >>> read_standard_game('[FEN "W:W33:B12"] 1. 33-28 *')
     Traceback (most recent call last):
-    rules.record.RecordError: the game starts from a set-up position (FEN tag), not the start: replay it with rules.pdn.replay
+    rules.record.RecordError: the game starts from a set-up position (FEN tag); only games from the start position can be replayed here (rules.pdn.replay plays set-ups)
     """
     game = read_game(text)
     if "FEN" in game.tags and normalise_fen(game.tags["FEN"]) != START_FEN:
-        raise RecordError("the game starts from a set-up position (FEN tag), not the start: "
-                          "replay it with rules.pdn.replay")
+        raise RecordError("the game starts from a set-up position (FEN tag); only games from the start "
+                          "position can be replayed here (rules.pdn.replay plays set-ups)")
     return game
 
 
