@@ -267,3 +267,12 @@ def test_random_games_keep_every_invariant(data):
             assert parsed == turn and board.turn_notation(parsed) == text
         board.push(data.draw(st.sampled_from(turns), label="turn"))
     assert board.material() == {"w": 20, "b": 20}
+
+
+def test_set_up_refuses_what_cannot_stand_on_the_board():
+    with pytest.raises(ValueError, match="white man on d10 would have been crowned"):
+        board_with({"d10": "w"})
+    with pytest.raises(ValueError, match="holds 'wb'"):
+        board_with({"d4": "wb"})
+    with pytest.raises(ValueError, match="at most 20"):
+        board_with({name: "w" for name in list(SQUARE_OF_NAME)[:21]})

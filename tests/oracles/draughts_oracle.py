@@ -11,6 +11,9 @@ It reads one JSON request per line on stdin and writes one JSON answer per line:
 * ``{"op": "replay", "pdn": TEXT}`` -> ``{"fen": FEN, "plies": N}`` after the first game's moves
 * ``{"op": "write", "moves": [MOVE, ...]}`` -> ``{"pdn": TEXT}``: the library plays the moves from
   the start position and writes the game as PDN
+* ``{"op": "results", "fen": FEN, "moves": [MOVE, ...]}`` -> ``{"results": [R0, R1, ...]}``: the
+  game result (``1-0``, ``0-1``, ``1/2-1/2`` or ``-`` while it goes on) at the set-up and after
+  every move; captures given as whole paths (py-draughts only)
 * ``{"op": "perft", "depth": N}`` -> ``{"nodes": LEAVES, "seconds": S}`` from the start position,
   through the library's public legal-moves/push/pop API (py-draughts only; for benchmarks/rules.py)
 * errors -> ``{"error": MESSAGE}``
@@ -46,6 +49,14 @@ def py_draughts():
             board.push_uci(text)
         return {"pdn": board.pdn}
 
+    def results(fen, move_texts):
+        board = draughts.Board.from_fen(fen)
+        out = [board.result]
+        for text in move_texts:
+            board.push_uci(text)
+            out.append(board.result)
+        return {"results": out}
+
     def perft(depth):
         board = draughts.Board()
 
@@ -64,7 +75,7 @@ def py_draughts():
         nodes = count(depth)
         return {"nodes": nodes, "seconds": time.perf_counter() - start}
 
-    return moves, replay, write, perft
+    return moves, replay, write, results, perft
 
 
 def pydraughts():
@@ -98,14 +109,14 @@ def pydraughts():
         finally:
             os.unlink(path)
 
-    def perft(depth):
-        raise NotImplementedError("perft is only asked of py-draughts")
+    def only_py_draughts(*args):
+        raise NotImplementedError("only asked of py-draughts")
 
-    return moves, replay, write, perft
+    return moves, replay, write, only_py_draughts, only_py_draughts
 
 
 def main() -> int:
-    moves, replay, write, perft = {"py-draughts": py_draughts, "pydraughts": pydraughts}[sys.argv[1]]()
+    moves, replay, write, results, perft = {"py-draughts": py_draughts, "pydraughts": pydraughts}[sys.argv[1]]()
     for line in sys.stdin:
         request = json.loads(line)
         try:
@@ -115,6 +126,8 @@ def main() -> int:
                 answer = replay(request["pdn"])
             elif request["op"] == "write":
                 answer = write(request["moves"])
+            elif request["op"] == "results":
+                answer = results(request["fen"], request["moves"])
             elif request["op"] == "perft":
                 answer = perft(request["depth"])
             else:
