@@ -316,6 +316,33 @@ class Accasta(Board[AccastaTurn]):
                 raise IllegalTurn(f"move {i}: written {sign!r} but {where} holds {holds}")
         return turn
 
+    def explain_illegal(self, seen: dict[str, str]) -> str | None:
+        """Why the observed board ``seen`` (point -> stack) is no legal turn, for move inference.
+
+        Reads the turn the players tried from the stacks (:func:`rules.infer.movement`:
+        which pieces left which point and where they landed, tried in every order of the
+        destinations) and asks :meth:`why_illegal` what it breaks.
+
+        >>> Accasta().explain_illegal({"c3": "", "f1": "w"})
+        'move 1 (c3:1-f1): range is 1, the move is 3 long'
+        """
+        from itertools import permutations
+
+        from rules.infer import movement
+
+        moved = movement(self, seen)
+        if moved is None or len(moved.landed) > MAX_MOVES:
+            return None
+        reasons = []
+        for order in permutations(moved.landed):
+            carried = "".join(moved.landed[d] for d in reversed(order))
+            if carried != moved.left:
+                continue  # the first move takes the top pieces, so they must be the first destination's
+            reason = self.why_illegal(AccastaTurn(moved.source, tuple((len(moved.landed[d]), d) for d in order)))
+            if reason is None:
+                return None
+            reasons.append(reason)
+        return reasons[0] if reasons else None
 
 
 def _point(name: str, text: str) -> int:

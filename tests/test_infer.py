@@ -1,0 +1,286 @@
+"""Move inference (rules/infer.py): from the board the camera sees to the turn that was played.
+
+Every test plays real games with the real engines: the visible board after a turn is
+the observation, and inference must name that turn (or, where two turns leave the
+same visible board, list it among the candidates).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from rules import GAMES, new_game
+from rules.base import Board
+from rules.infer import GameState, Observation, infer
+from rules.record import parse_record
+
+RULEBOOK = {"accasta": "accasta.txt", "abande": "abande.txt", "attangle": "attangle.txt"}
+
+
+def need(game: str) -> None:
+    if game not in GAMES:
+        pytest.skip(f"the {game} engine is not on this branch yet")
+
+
+def after(board: Board[Any], turn: Any) -> dict[str, str]:
+    board.push(turn)
+    try:
+        return board.visible()
+    finally:
+        board.pop()
+
+
+def fitting_turns(board: Board[Any], obs: Observation) -> list[Any]:
+    """Brute force: every legal turn whose visible result fits every seen point."""
+    out = []
+    for t in board.legal_turns():
+        vis = after(board, t)
+        if all(board.stack_fits(vis[p], s) for p, s in obs.points.items()):
+            out.append(t)
+    return out
+
+
+def check_inferred(board: Board[Any], played: Any, obs: Observation, tally: Counter[str]) -> None:
+    """The observation of ``played`` is inferred as ``played`` (or ambiguous among equals)."""
+    result = infer(board, obs)
+    if result.kind == "turn":
+        board.push(played)
+        key = board.key()
+        board.pop()
+        chosen = result.turn
+        board.push(chosen)
+        same = board.key() == key
+        board.pop()
+        assert same, f"{board.turn_notation(played)} inferred as {result.message}"
+        tally["turn" if chosen == played else "turn (equivalent)"] += 1
+        return
+    assert result.kind == "ambiguous", f"{board.turn_notation(played)}: {result.kind}: {result.message}"
+    notations = [c.notations[-1] for c in result.candidates]
+    assert board.turn_notation(played) in notations
+    for c in result.candidates:
+        vis = after(board, c.turns[-1])
+        assert all(board.stack_fits(vis[p], s) for p, s in obs.points.items()), "a candidate does not fit"
+    tally["ambiguous"] += 1
+
+
+def random_game(name: str, rng: random.Random, plies: int):
+    """Yield (board, turn) along one random game of ``name`` (board before the turn)."""
+    board = new_game(name)
+    while board.outcome() is None and board.ply < plies:
+        turns = board.legal_turns()
+        if not turns:
+            return
+        turn = rng.choice(turns)
+        yield board, turn
+        board.push(turn)
+
+
+@pytest.mark.parametrize("game", sorted(RULEBOOK))
+def test_every_turn_of_the_rulebook_games_is_inferred(game: str, shared) -> None:
+    need(game)
+    board = new_game(game)
+    record = parse_record((shared / "rulebook-games" / RULEBOOK[game]).read_text())
+    tally: Counter[str] = Counter()
+    for text in record.turns:
+        turn = board.parse_turn(text)
+        check_inferred(board, turn, Observation(after(board, turn)), tally)
+        board.push(turn)
+    assert sum(tally.values()) == len(record.turns)
+    print(game, dict(tally))
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_random_games_of_every_variant(game: str) -> None:
+    rng = random.Random(f"infer-{game}")
+    tally: Counter[str] = Counter()
+    for _ in range(6):
+        for board, turn in random_game(game, rng, 80):
+            check_inferred(board, turn, Observation(after(board, turn)), tally)
+    assert tally["turn"] > 0
+    print(game, dict(tally))
+
+
+def hide_lower_layers(points: dict[str, str]) -> dict[str, str]:
+    """What a camera from above sees of tall stacks: only the top layer is certain."""
+    return {p: "?" * (len(s) - 1) + s[-1:] for p, s in points.items()}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_degraded_observations(game: str) -> None:
+    """Lower layers hidden, and one unchanged point misread with low confidence."""
+    rng = random.Random(f"degraded-{game}")
+    inferred = masked = 0
+    for _ in range(3):
+        for board, turn in random_game(game, rng, 60):
+            truth = after(board, turn)
+            points = hide_lower_layers(truth)
+            quiet = [p for p, s in truth.items() if s == board[p]]
+            flipped = rng.choice(quiet)
+            points[flipped] = "b" if truth[flipped] != "b" else "w"
+            obs = Observation(points, {flipped: 0.2})
+            result = infer(board, obs)
+            exact = fitting_turns(board, obs)
+            if exact:
+                # A legal turn fits even the misread board: the reading wins, never a contradiction.
+                masked += 1
+                assert result.kind in ("turn", "ambiguous")
+                assert all(t in exact for t in (c.turns[-1] for c in result.candidates))
+                continue
+            loose = fitting_turns(board, Observation({p: s for p, s in points.items() if p != flipped}))
+            if len({key_after(board, t) for t in loose}) > 1:
+                assert result.kind == "ambiguous", result.message
+                continue
+            assert result.kind == "turn", f"{board.turn_notation(turn)}: {result.message}"
+            assert key_after(board, result.turn) == key_after(board, turn)
+            assert result.best.overridden == (flipped,)
+            inferred += 1
+    assert inferred > masked
+
+
+def key_after(board: Board[Any], turn: Any) -> Any:
+    board.push(turn)
+    try:
+        return board.key()
+    finally:
+        board.pop()
+
+
+def test_a_confident_contradiction_is_never_accepted() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    turn = board.parse_turn("b4:2-c5")
+    points = after(board, turn)
+    points["g1"] = "bb"  # read with full confidence: no white turn changes g1
+    result = infer(board, Observation(points))
+    assert result.kind == "illegal"
+    assert [d.point for d in result.differences] == ["g1"]
+    assert result.candidates[0].notation == "b4:2-c5"
+
+
+def test_accasta_turn_grows_over_successive_observations_and_the_reply_confirms_it() -> None:
+    need("accasta")
+    state = GameState(new_game("accasta"))
+    script = new_game("accasta")
+    r = state.update(Observation(_after_text(script, "b4:2-c5")))
+    assert (r.kind, r.notation, r.may_continue, r.confirmed) == ("turn", "b4:2-c5", False, True)
+    assert state.board.ply == 1 and state.pending is None
+    # Black moves one piece off f2 and still controls f2: the turn may go on.
+    r = state.update(Observation(_after_text(script, "f2:-e2")))
+    assert r.kind == "turn" and r.may_continue and not r.confirmed
+    assert state.pending is not None and state.board.ply == 1
+    assert state.update(Observation(script.visible())).kind == "unchanged"
+    r = state.update(Observation(_after_text(script, "f2:-e2,-f1", undo_last=True)))
+    # f2 is empty now: the turn cannot go on, so it is final.
+    assert (r.kind, r.notation, r.may_continue, r.confirmed) == ("turn", "f2:-e2,-f1", False, True), r.message
+    assert state.board.ply == 2 and state.pending is None
+    state.update(Observation(_after_text(script, "c4:-d4")))
+    r = state.update(Observation(_after_text(script, "f4:-e5")))
+    assert r.may_continue and state.pending is not None
+    # White replies before Black said "done": Black's turn is confirmed by White's move.
+    r = state.update(Observation(_after_text(script, "c3:-d3")))
+    assert r.kind == "turn" and r.best.notations == ("f4:-e5", "c3:-d3"), r.message
+    assert r.message.startswith("f4:-e5 confirmed")
+    assert state.board.ply == 5 and state.board.turn == "b" and state.pending is None
+
+
+def _after_text(script: Board[Any], text: str, undo_last: bool = False) -> dict[str, str]:
+    """Play ``text`` on the script board (replacing its last turn if ``undo_last``) and return the view."""
+    if undo_last:
+        script.pop()
+    script.push_notation(text)
+    return script.visible()
+
+
+def test_turn_done_ends_an_accasta_turn_that_could_go_on() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    board.push_notation("b4:2-c5")
+    state = GameState(board)
+    view = _after_text(board.copy(), "f2:-e2")
+    r = state.update(Observation(view), done=True)
+    assert r.kind == "turn" and r.may_continue and r.confirmed
+    assert state.board.ply == 2 and state.pending is None
+
+
+def test_take_back_is_reported_as_restored() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    start = board.visible()
+    board.push_notation("b4:2-c5")
+    one = board.visible()
+    board.push_notation("e4:+e3")
+    state = GameState(board)
+    r = infer(state, Observation(one))
+    assert (r.kind, r.restored_ply) == ("restored", 1), r.message
+    r = state.update(Observation(start))
+    assert (r.kind, r.restored_ply) == ("restored", 0)
+    assert state.board.ply == 0 and state.board.visible() == start
+
+
+def test_lifted_pieces_not_yet_put_down_are_a_partial_turn() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    points = board.visible()
+    points["b4"] = ""  # both pieces lifted off b4, nothing put down yet
+    r = infer(board, Observation(points))
+    assert r.kind == "partial", r.message
+    assert all(c.notation.startswith("b4:") for c in r.candidates)
+    assert ("b4:2-c5", ("c5: empty -> ww",)) in [(c.notation, c.remaining) for c in r.candidates]
+
+
+def test_stack_over_the_colour_limit_is_illegal_with_the_reason() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    for text in ["b4:2-c5", "e4:+e3"]:
+        board.push_notation(text)
+    points = board.visible()
+    # a3 carries two pieces over the empty b4 onto c5's two white pieces: four white.
+    points["a3"], points["c5"] = "w", "wwww"
+    r = infer(board, Observation(points))
+    assert r.kind == "illegal"
+    assert "c5 would hold 4 white pieces" in r.message, r.message
+
+
+def test_piece_moved_too_far_is_illegal() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    points = board.visible()
+    points["c3"], points["f1"] = "", "w"  # a single piece has range 1, f1 is 3 steps away
+    r = infer(board, Observation(points))
+    assert r.kind == "illegal"
+    nearest = r.candidates[0]
+    assert nearest.notation.startswith("c3:") and "f1" in {d.point for d in nearest.differences}
+    assert "c3" in r.message and "f1" in r.message and "range" in r.message, r.message
+
+
+def test_cli_infer_json_and_text(cli, tmp_path) -> None:
+    need("accasta")
+    board = new_game("accasta")
+    obs = tmp_path / "obs.json"
+    obs.write_text(json.dumps({"points": _after_text(board, "b4:2-c5"), "confidence": {"a1": 0.9}}))
+    run = cli("rules", "infer", "--game", "accasta", "--observation", obs, "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["kind"] == "turn" and out["turn"] == "b4:2-c5" and out["may_continue"] is False
+    assert set(out) >= {"kind", "turn", "may_continue", "candidates", "differences", "message"}
+    record = tmp_path / "game.txt"
+    record.write_text("1. b4:2-c5\n")
+    run = cli("rules", "infer", "--game", "accasta", "--record", record, "--observation", obs)
+    assert run.returncode == 0 and run.stdout.startswith("unchanged"), run.stdout
+
+
+def test_cli_infer_rejects_bad_observations(cli, tmp_path) -> None:
+    need("accasta")
+    bad = tmp_path / "bad.json"
+    for content, words in [("{not json", "not a JSON file"), ('{"points": {"z9": "w"}}', "no point 'z9'"),
+                           ('{"points": {"a1": "wx"}}', "w, b and ?"),
+                           ('{"points": {}, "confidence": {"a1": 2}}', "from 0 to 1")]:
+        bad.write_text(content)
+        run = cli("rules", "infer", "--game", "accasta", "--observation", bad)
+        assert run.returncode == 2 and words in run.stderr, run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1
