@@ -94,6 +94,12 @@ class AccastaTurn(NamedTuple):
         return self.origin == prefix.origin and len(self.moves) > n and self.moves[:n] == prefix.moves
 
 
+_new_turn = tuple.__new__
+"""Builds an :class:`AccastaTurn` without the keyword handling of its constructor (the generator's hot path)."""
+_RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(GEOMETRY.ray(p, d)) for d in range(len(GEOMETRY.directions))) for p in range(len(GEOMETRY)))
+"""Every point's straight lines to the edge, one per direction."""
+
 _TURN = re.compile(r"^([a-z]\d+):(.+)$")
 _MOVE = re.compile(r"^(\d*)([-+x])([a-z]\d+)$")
 _SIGNS = str.maketrans({"×": "x", "X": "x", "–": "-", "—": "-"})
@@ -132,35 +138,38 @@ class Accasta(Board[AccastaTurn]):
                 out: list[AccastaTurn]) -> None:
         """Append every turn made of ``done`` plus one or more further moves from ``origin``."""
         stacks = self.stacks
-        step = GEOMETRY._step
         source = stacks[origin]
         height = len(source)
         reach = source.count(me)
         may_go_on = len(done) + 1 < MAX_MOVES
-        for d in range(len(GEOMETRY.directions)):
-            dest = origin
-            for _ in range(reach):
-                dest = step[dest][d]
-                if dest < 0:
-                    break
+        # What carrying 1..height pieces means, the same for every destination:
+        # (count, pieces carried, what is left, white and black pieces carried, may go on).
+        loads = []
+        carried_w = carried_b = 0
+        for count in range(1, height + 1):
+            if source[height - count] == WHITE:
+                carried_w += 1
+            else:
+                carried_b += 1
+            left = source[:height - count]
+            released = bool(left) and left[-1] != me
+            if released and own_castle:
+                continue  # no release in one's own castle
+            loads.append((count, source[height - count:], left, carried_w, carried_b,
+                          may_go_on and bool(left) and not released))
+        new_turn = _new_turn
+        for ray in _RAYS[origin]:
+            for dest in ray[:reach]:
                 target = stacks[dest]
                 room_w = MAX_PER_COLOUR - target.count(WHITE)
                 room_b = MAX_PER_COLOUR - target.count(BLACK)
-                for count in range(1, height + 1):
-                    carried = source[height - count]
-                    if carried == WHITE:
-                        room_w -= 1
-                    else:
-                        room_b -= 1
-                    if room_w < 0 or room_b < 0:
+                for count, carried, left, carried_w, carried_b, go_on in loads:
+                    if carried_w > room_w or carried_b > room_b:
                         break  # carrying more only adds pieces
-                    left = source[:height - count]
-                    if left and left[-1] != me and own_castle:
-                        continue  # no release in one's own castle
                     moves = (*done, (count, dest))
-                    out.append(AccastaTurn(origin, moves))
-                    if may_go_on and left and left[-1] == me:
-                        stacks[origin], stacks[dest] = left, target + source[height - count:]
+                    out.append(new_turn(AccastaTurn, (origin, moves)))
+                    if go_on:
+                        stacks[origin], stacks[dest] = left, target + carried
                         self._extend(origin, moves, me, own_castle, out)
                         stacks[origin], stacks[dest] = source, target
                 if target:
