@@ -230,13 +230,18 @@ class Accasta(Board[AccastaTurn]):
         return None
 
     def _apply(self, turn: AccastaTurn) -> None:
-        origin, moves = turn
-        stacks = self.stacks
-        for count, dest in moves:
-            source = stacks[origin]
-            stacks[dest] += source[len(source) - count:]
-            stacks[origin] = source[:len(source) - count]
+        for point, stack in _played(self.stacks, turn).items():
+            self.stacks[point] = stack
         self.turn = other(self.turn)
+
+    def turn_results(self) -> list[tuple[AccastaTurn, dict[int, str]]]:
+        """Every legal turn with the stacks it changes (point index -> stack after), for
+        move inference: much faster than playing and taking back thousands of turns."""
+        stacks = self.stacks
+        out = []
+        for turn in self.legal_turns():
+            out.append((turn, {p: s for p, s in _played(stacks, turn).items() if s != stacks[p]}))
+        return out
 
     # --- end of game ------------------------------------------------------------------
     def _castle_winner(self) -> Colour | None:
@@ -352,6 +357,17 @@ class Accasta(Board[AccastaTurn]):
                 return None
             reasons.append(reason)
         return reasons[0] if reasons else None
+
+
+def _played(stacks: list[str], turn: AccastaTurn) -> dict[int, str]:
+    """The stacks of the points ``turn`` touches after it is played on ``stacks`` (left as they are)."""
+    origin, moves = turn
+    out = {origin: stacks[origin]}
+    for count, dest in moves:
+        source = out[origin]
+        out[dest] = out.get(dest, stacks[dest]) + source[len(source) - count:]
+        out[origin] = source[:len(source) - count]
+    return out
 
 
 def _point(name: str, text: str) -> int:

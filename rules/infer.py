@@ -26,8 +26,10 @@ Games may refine the generic behaviour with optional methods on their board clas
 ``partial_chains(turn)``  the steps players carry a turn out in (see :func:`partial_chains`);
 ``explain_illegal(seen)`` why the board ``seen`` (point name -> stack, ``?`` allowed)
                           cannot follow a legal turn, in a player's words, or ``None``;
-``turn_extends(longer, shorter)`` whether turn ``longer`` goes on from ``shorter``
-                          (default: a ``moves`` tuple with prefix semantics, as Accasta's).
+and on the turn type:
+
+``extends(shorter)``      whether this turn goes on from the turn ``shorter`` (Accasta's
+                          turns of up to three moves; without it no turn goes on).
 
 >>> Observation.from_json({"points": {"a1": "w?"}, "confidence": {"a1": 0.4}}).confidence["a1"]
 0.4
@@ -38,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
-from rules.base import COLOUR_NAMES, Board, other
+from rules.base import COLOUR_NAMES, Board, Outcome, other
 
 Kind = Literal["turn", "partial", "ambiguous", "illegal", "unchanged", "restored"]
 
@@ -246,16 +248,13 @@ def partial_chains(board: Board[Any], turn: Any, changes: Changes) -> list[list[
     return [[({i: s}, f"{names[i]}: {_show(board.stacks[i])} -> {_show(s)}")] for i, s in sorted(changes.items())]
 
 
-def turn_extends(board: Board[Any], longer: Any, shorter: Any) -> bool:
-    """Whether ``longer`` is ``shorter`` carried further by the same player.
+def turn_extends(longer: Any, shorter: Any) -> bool:
+    """Whether turn ``longer`` is turn ``shorter`` carried further by the same player.
 
-    Default: turns with a ``moves`` tuple where a turn's moves are a prefix of the
-    longer turn's (Accasta).  A game defines ``turn_extends(longer, shorter)`` to differ."""
-    hook = getattr(board, "turn_extends", None)
-    if hook is not None:
-        return bool(hook(longer, shorter))
-    a, b = getattr(longer, "moves", None), getattr(shorter, "moves", None)
-    return isinstance(a, tuple) and isinstance(b, tuple) and len(a) > len(b) and a[:len(b)] == b
+    The turn type says so with an ``extends(prefix)`` method (Accasta's turns: same
+    origin, moves a proper prefix); turns without one never extend each other."""
+    extends = getattr(longer, "extends", None)
+    return bool(extends(shorter)) if extends is not None else False
 
 
 @dataclass(frozen=True)
@@ -312,10 +311,11 @@ def _show(stack: str) -> str:
 class _Position:
     """What inference needs of one position, computed once and cached."""
 
+    outcome: Outcome | None
     results: list[tuple[Any, Changes]]
     groups: dict[frozenset[int], list[int]]
-    keys: list[Any] | None = None
-    """Position key after each turn (filled on demand, to merge equivalent turns)."""
+    longer: dict[Any, list[Any]] | None = None
+    """Turns of several moves by their first move (filled on demand, for "may continue")."""
 
 
 class GameState:
@@ -340,11 +340,12 @@ class GameState:
         key = board.key()
         pos = self._cache.get(key)
         if pos is None:
-            results = turn_results(board)
+            outcome = board.outcome()
+            results = turn_results(board) if outcome is None else []
             groups: dict[frozenset[int], list[int]] = {}
             for n, (_, changes) in enumerate(results):
                 groups.setdefault(frozenset(changes), []).append(n)
-            pos = _Position(results, groups)
+            pos = _Position(outcome, results, groups)
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = pos
@@ -478,7 +479,19 @@ def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) ->
 
 
 def _may_continue(board: Board[Any], pos: _Position, turn: Any) -> bool:
-    return any(turn_extends(board, t, turn) for t, _ in pos.results)
+    """Whether a legal turn of the same position goes on from ``turn``."""
+    if pos.longer is None:
+        # Only turns with more moves can extend one: index them by their first move.
+        pos.longer = {}
+        for t, _ in pos.results:
+            if _length(t) > 1:
+                pos.longer.setdefault(_first(t), []).append(t)
+    return any(turn_extends(t, turn) for t in pos.longer.get(_first(turn), ()))
+
+
+def _first(turn: Any) -> Any:
+    moves = getattr(turn, "moves", None)
+    return (getattr(turn, "origin", None), moves[0]) if isinstance(moves, tuple) and moves else None
 
 
 def infer(state: GameState | Board[Any], observation: Observation, done: bool = False) -> Inference:
@@ -500,16 +513,11 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
     if not moved:
         return _unchanged(state, seen, [])
 
-    outcome = board.outcome()
     pos = state.position()
-    base = board.stacks
-
-    if outcome is None:
-        exact, override = _match_turns(board, pos, seen, base)
-        if exact:
-            return _turn_inference(state, pos, (), exact, seen, done)
-    else:
-        exact, override = [], []
+    outcome = pos.outcome
+    exact, override = _match_turns(board, pos, seen, board.stacks)
+    if exact:
+        return _turn_inference(state, pos, (), exact, seen, done)
 
     restored = _restored(state, seen)
     if restored is not None:
@@ -571,7 +579,7 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
     def rank(m: _Match) -> tuple[float, bool, int, int]:
         # Among turns that fit equally, one that goes on from the pending turn is what was seen.
         turn = pos.results[m.index][0]
-        goes_on = pending is None or turn == pending or turn_extends(board, turn, pending)
+        goes_on = pending is None or turn == pending or turn_extends(turn, pending)
         return (-_score(seen, m.overridden), not goes_on, -m.evidence, _length(turn))
 
     groups = sorted(by_key.values(), key=lambda g: rank(min(g, key=rank)))
@@ -646,8 +654,6 @@ def _reply(state: GameState, seen: _Seen, done: bool) -> Inference | None:
     for first in firsts:
         board.push(first)
         try:
-            if board.outcome() is not None:
-                continue
             pos = state.position()
             exact, override = _match_turns(board, pos, seen, board.stacks)
             matches = exact or (override if len(override) == 1 else [])
@@ -743,7 +749,7 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
         cands.append(Candidate((turn,), (board.turn_notation(turn),), _score(seen, bad), (),
                                _diffs(board, seen, after, sorted(bad))))
     differences = cands[0].differences if cands else _diffs(board, seen, base, differ)
-    reason = explain_illegal(board, {n: s for n, s in zip(names, seen.stacks) if s is not None}, seen)
+    reason = _explain(board, seen)
     if cands:
         reason += f"; nearest legal turn{'s' if len(cands) > 1 else ''}: " + ", ".join(
             f"{c.notation} ({len(c.differences)} point{'s' if len(c.differences) != 1 else ''} differ)"
@@ -753,12 +759,13 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
     return Inference("illegal", reason, tuple(cands), differences)
 
 
-def explain_illegal(board: Board[Any], seen_points: dict[str, str], seen: _Seen | None = None) -> str:
-    """Why the board ``seen_points`` cannot follow a legal turn, in a player's words.
+def _explain(board: Board[Any], seen: _Seen) -> str:
+    """Why the observed board cannot follow a legal turn, in a player's words.
 
     The game's own ``explain_illegal(seen)`` is asked first; then generic checks: a
     stack above the game's height limit, pieces appearing from nowhere, the other
     player moving out of turn."""
+    seen_points = {n: s for n, s in zip(board.geometry.names, seen.stacks) if s is not None}
     hook = getattr(board, "explain_illegal", None)
     if hook is not None:
         reason = hook(seen_points)
@@ -774,13 +781,12 @@ def explain_illegal(board: Board[Any], seen_points: dict[str, str], seen: _Seen 
         if on_board > material[colour]:  # type: ignore[index]
             return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
     # The other player moved.
-    if board.outcome() is None and seen is not None:
-        flipped = board.copy()
-        flipped.turn = other(board.turn)
-        probe = GameState(flipped).position()
-        exact, _ = _match_turns(flipped, probe, seen, flipped.stacks)
-        if exact:
-            turn = probe.results[exact[0].index][0]
-            return (f"it is {COLOUR_NAMES[board.turn]}'s turn, but {COLOUR_NAMES[other(board.turn)]} "
-                    f"played {flipped.turn_notation(turn)}")
+    flipped = board.copy()
+    flipped.turn = other(board.turn)
+    probe = GameState(flipped).position()
+    exact, _ = _match_turns(flipped, probe, seen, flipped.stacks)
+    if exact:
+        turn = probe.results[exact[0].index][0]
+        return (f"it is {COLOUR_NAMES[board.turn]}'s turn, but {COLOUR_NAMES[other(board.turn)]} "
+                f"played {flipped.turn_notation(turn)}")
     return f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"
