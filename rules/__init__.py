@@ -14,3 +14,5 @@ from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, hex_geometry, squa
 
 # Importing a game module registers it in GAMES.
 from rules import accasta  # noqa: F401,E402
+from rules import abande  # noqa: E402,F401
+from rules import attangle  # noqa: E402,F401
