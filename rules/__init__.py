@@ -16,3 +16,4 @@ from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, hex_geometry, squa
 from rules import accasta  # noqa: F401,E402
 from rules import abande  # noqa: E402,F401
 from rules import attangle  # noqa: E402,F401
+from rules import dame  # noqa: E402,F401
