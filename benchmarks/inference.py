@@ -7,7 +7,7 @@ from the same state ("warm": every later frame of the same position in a live lo
 Prints per game the median and worst CPU milliseconds of each (CPU time of this
 process, so that other work on the machine does not inflate the figures), the most legal turns met,
 and how the observations were inferred (turn / same position reached by equivalent
-turns / ambiguous), which must all be right.
+turns / ambiguous; a pass is seen only with the reply), which must all be right.
 """
 
 from __future__ import annotations
@@ -34,16 +34,24 @@ def run(game: str, games: int, plies: int, seed: int) -> dict[str, object]:
     most_turns = 0
     for _ in range(games):
         board = new_game(game)
+        passed, passed_turn = None, None  # the board before a pass, whose reply confirms it
         while board.outcome() is None and board.ply < plies:
             turns = board.legal_turns()
             if not turns:
                 break
             most_turns = max(most_turns, len(turns))
             turn = rng.choice(turns)
+            before = board.visible()
             board.push(turn)
             obs, key = Observation(board.visible()), board.key()
             board.pop()
-            state = GameState(board)
+            if obs.points == before:  # a pass: the camera sees it only with the reply
+                kinds["pass"] += 1
+                passed, passed_turn = (None, None) if passed else (board.copy(), turn)
+                board.push(turn)
+                continue
+            start_board, played = (passed, [passed_turn, turn]) if passed else (board, [turn])
+            state = GameState(start_board)
             start = time.process_time()
             result = infer(state, obs)
             cold.append(time.process_time() - start)
@@ -51,14 +59,17 @@ def run(game: str, games: int, plies: int, seed: int) -> dict[str, object]:
             infer(state, obs)
             warm.append(time.process_time() - start)
             if result.kind == "turn":
-                board.push(result.turn)
-                right = board.key() == key
-                board.pop()
-                kinds["turn" if result.turn == turn else "equivalent turn" if right else "WRONG"] += 1
+                for t in result.turns:
+                    start_board.push(t)
+                right = start_board.key() == key
+                for t in result.turns:
+                    start_board.pop()
+                kinds["turn" if list(result.turns) == played else "equivalent turn" if right else "WRONG"] += 1
             elif result.kind == "ambiguous" and turn in [c.turns[-1] for c in result.candidates]:
                 kinds["ambiguous"] += 1
             else:
                 kinds[f"WRONG ({result.kind})"] += 1
+            passed = None
             board.push(turn)
     return {"cold": cold, "warm": warm, "kinds": kinds, "most_turns": most_turns}
 

@@ -378,6 +378,49 @@ class Dame100(Board[DameTurn]):
     def _apply(self, turn: DameTurn) -> None:  # pragma: no cover - push is overridden
         raise NotImplementedError("Dame100.push plays turns directly")
 
+    # --- for move inference ---------------------------------------------------------------
+    def partial_chains(self, turn: DameTurn, changes: dict[int, str]) -> list[list[tuple[dict[int, str], str]]]:
+        """How a player carries out ``turn`` on the real board, for move inference.
+
+        The piece hops along its path (each stop a step, the last one crowned if it
+        promotes); then the captured pieces are lifted, in any order (FMJD: only after
+        the whole move).  Of capture paths with the same start, end and captured pieces
+        only the one :meth:`legal_turns` lists is followed.
+
+        >>> b = Dame100()
+        >>> b.set_position({"c3": "w", "d4": "b", "d6": "b"}, turn="w")
+        >>> [[text for _, text in chain] for chain in b.partial_chains(b.legal_turns()[0], {})]
+        [['37x28', '28x17'], ['remove 32'], ['remove 22']]
+        """
+        piece = self.stacks[GI[turn.start]]
+        hops = list(zip(turn.path, turn.path[1:]))
+        sign = "x" if turn.captured else "-"
+        moving = [({GI[a]: "", GI[b]: changes.get(GI[b], piece) if k == len(hops) - 1 else piece},
+                   f"{a}{sign}{b}") for k, (a, b) in enumerate(hops)]
+        return [moving, *([({GI[c]: ""}, f"remove {c}")] for c in turn.captured)]
+
+    def explain_illegal(self, seen: dict[str, str]) -> str | None:
+        """Why the observed board (point -> stack) is no legal turn, when a capture was due.
+
+        >>> b = Dame100()
+        >>> for t in ("32-28", "19-23"):
+        ...     _ = b.push_notation(t)
+        >>> b.explain_illegal({"c3": "", "d4": "w"})
+        'capture is compulsory: 28x19 was possible'
+        """
+        legal = self.legal_turns()
+        if not legal or not legal[0].captured:
+            return None
+        opponent = other(self.turn)
+        lifted = sum(1 for name, stack in seen.items() if stack == "" and self[name][-1:] == opponent)
+        most = len(legal[0].captured)
+        if lifted >= most:
+            return None
+        example = self.turn_notation(legal[0])
+        if lifted == 0:
+            return f"capture is compulsory: {example} was possible"
+        return f"the capture must take the most pieces ({most}): {example} was possible"
+
     # --- end of the game --------------------------------------------------------------
     def _endgame_clocks(self, clocks: tuple[int, int], fresh: bool) -> tuple[int, int]:
         """Advance the (16-move, 5-move) endgame clocks by one ply and start new ones.

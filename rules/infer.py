@@ -211,18 +211,22 @@ class Inference:
 def turn_results(board: Board[Any]) -> list[tuple[Any, Changes]]:
     """Every legal turn with the points it changes (``board.turn_results()`` if the game has it).
 
-    The generic way plays each turn and compares the stacks; pieces in hand, captured
+    The generic way plays each turn (:func:`played_changes`); pieces in hand, captured
     pieces and the stock change with the board state but are not visible."""
     hook = getattr(board, "turn_results", None)
     if hook is not None:
         return list(hook())
+    return [(turn, played_changes(board, turn)) for turn in board.legal_turns()]
+
+
+def played_changes(board: Board[Any], turn: Any) -> Changes:
+    """The stacks ``turn`` changes (index -> stack after), found by playing it and taking it back."""
     before = list(board.stacks)
-    out = []
-    for turn in board.legal_turns():
-        board.push(turn)
-        out.append((turn, {i: s for i, (s, b) in enumerate(zip(board.stacks, before)) if s != b}))
+    board.push(turn)
+    try:
+        return {i: s for i, (s, b) in enumerate(zip(board.stacks, before)) if s != b}
+    finally:
         board.pop()
-    return out
 
 
 Step = tuple[Changes, str]
@@ -669,16 +673,17 @@ def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
     board = state.board
     fits = board.stack_fits
     base = board.stacks
-    names = board.geometry.names
-    differ = _mismatches(fits, seen, base, range(len(base)))
-    need = frozenset(differ)
+    need = frozenset(_mismatches(fits, seen, base, range(len(base))))
+    # With the generic chains a turn's partial states only touch the points it changes;
+    # a game's own chains may pass through others (a draughts piece's landing squares).
+    own_chains = getattr(board, "partial_chains", None) is not None
     found: list[Candidate] = []
     for points, members in pos.groups.items():
-        if not need <= points:
+        if not own_chains and not need <= points:
             continue
         for n in members:
             turn, changes = pos.results[n]
-            remaining = _chain_progress(board, turn, changes, seen)
+            remaining = _chain_progress(board, turn, changes, seen, need)
             if remaining is not None:
                 found.append(Candidate((turn,), (board.turn_notation(turn),), 1.0, remaining=tuple(remaining)))
     if not found:
@@ -692,13 +697,20 @@ def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
     return Inference("partial", msg, tuple(found))
 
 
-def _chain_progress(board: Board[Any], turn: Any, changes: Changes, seen: _Seen) -> list[str] | None:
-    """The steps still to do if the observation is ``turn`` partly carried out, else ``None``."""
+def _chain_progress(board: Board[Any], turn: Any, changes: Changes, seen: _Seen,
+                    need: frozenset[int]) -> list[str] | None:
+    """The steps still to do if the observation is ``turn`` partly carried out, else ``None``.
+
+    ``need`` are the points where the observation differs from the board before the turn."""
     fits = board.stack_fits
     base = board.stacks
     remaining: list[str] = []
     started = False
-    for chain in partial_chains(board, turn, changes):
+    chains = partial_chains(board, turn, changes)
+    touched = {i for chain in chains for step, _ in chain for i in step}
+    if any(i not in touched for i in need):
+        return None
+    for chain in chains:
         state = {i: base[i] for step, _ in chain for i in step}
         best = None
         if all(seen.stacks[i] is None or fits(s, seen.stacks[i]) for i, s in state.items()):
@@ -762,10 +774,19 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
 def _explain(board: Board[Any], seen: _Seen) -> str:
     """Why the observed board cannot follow a legal turn, in a player's words.
 
-    The game's own ``explain_illegal(seen)`` is asked first; then generic checks: a
-    stack above the game's height limit, pieces appearing from nowhere, the other
-    player moving out of turn."""
+    First whether the other player moved out of turn; then the game's own
+    ``explain_illegal(seen)``; then generic checks: a stack above the game's height
+    limit, pieces appearing from nowhere."""
     seen_points = {n: s for n, s in zip(board.geometry.names, seen.stacks) if s is not None}
+    # The other player moved.
+    flipped = board.copy()
+    flipped.turn = other(board.turn)
+    probe = GameState(flipped).position()
+    exact, _ = _match_turns(flipped, probe, seen, flipped.stacks)
+    if exact:
+        turn = probe.results[exact[0].index][0]
+        return (f"it is {COLOUR_NAMES[board.turn]}'s turn, but {COLOUR_NAMES[other(board.turn)]} "
+                f"played {flipped.turn_notation(turn)}")
     hook = getattr(board, "explain_illegal", None)
     if hook is not None:
         reason = hook(seen_points)
@@ -780,13 +801,4 @@ def _explain(board: Board[Any], seen: _Seen) -> str:
         on_board = sum(s.count(colour) for s in seen_points.values())
         if on_board > material[colour]:  # type: ignore[index]
             return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
-    # The other player moved.
-    flipped = board.copy()
-    flipped.turn = other(board.turn)
-    probe = GameState(flipped).position()
-    exact, _ = _match_turns(flipped, probe, seen, flipped.stacks)
-    if exact:
-        turn = probe.results[exact[0].index][0]
-        return (f"it is {COLOUR_NAMES[board.turn]}'s turn, but {COLOUR_NAMES[other(board.turn)]} "
-                f"played {flipped.turn_notation(turn)}")
     return f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"

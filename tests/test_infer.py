@@ -142,30 +142,33 @@ def test_degraded_observations(game: str) -> None:
     """Lower layers hidden, and one unchanged point misread with low confidence."""
     rng = random.Random(f"degraded-{game}")
     inferred = masked = 0
-    for _ in range(3):
-        for board, turn in random_game(game, rng, 60):
-            truth = after(board, turn)
-            points = hide_lower_layers(truth)
-            quiet = [p for p, s in truth.items() if s == board[p]]
-            flipped = rng.choice(quiet)
-            points[flipped] = "b" if truth[flipped] != "b" else "w"
-            obs = Observation(points, {flipped: 0.2})
-            result = infer(board, obs)
-            exact = fitting_turns(board, obs)
-            if exact:
-                # A legal turn fits even the misread board: the reading wins, never a contradiction.
-                masked += 1
-                assert result.kind in ("turn", "ambiguous")
-                assert all(t in exact for t in (c.turns[-1] for c in result.candidates))
-                continue
-            loose = fitting_turns(board, Observation({p: s for p, s in points.items() if p != flipped}))
-            if len({key_after(board, t) for t in loose}) > 1:
-                assert result.kind == "ambiguous", result.message
-                continue
-            assert result.kind == "turn", f"{board.turn_notation(turn)}: {result.message}"
-            assert key_after(board, result.turn) == key_after(board, turn)
-            assert result.best.overridden == (flipped,)
-            inferred += 1
+    for board, turn in (bt for _ in range(3) for bt in random_game(game, rng, 60)):
+        if inferred + masked == 60:
+            break
+        truth = after(board, turn)
+        if truth == board.visible():
+            continue  # a pass: nothing to see
+        points = hide_lower_layers(truth)
+        quiet = [p for p, s in truth.items() if s == board[p]]
+        flipped = rng.choice(quiet)
+        points[flipped] = "b" if truth[flipped] != "b" else "w"
+        obs = Observation(points, {flipped: 0.2})
+        result = infer(board, obs)
+        exact = fitting_turns(board, obs)
+        if exact:
+            # A legal turn fits even the misread board: the reading wins, never a contradiction.
+            masked += 1
+            assert result.kind in ("turn", "ambiguous")
+            assert all(t in exact for t in (c.turns[-1] for c in result.candidates))
+            continue
+        loose = fitting_turns(board, Observation({p: s for p, s in points.items() if p != flipped}))
+        if len({key_after(board, t) for t in loose}) > 1:
+            assert result.kind == "ambiguous", result.message
+            continue
+        assert result.kind == "turn", f"{board.turn_notation(turn)}: {result.message}"
+        assert key_after(board, result.turn) == key_after(board, turn)
+        assert result.best.overridden == (flipped,)
+        inferred += 1
     assert inferred > masked
 
 
@@ -275,6 +278,53 @@ def test_piece_moved_too_far_is_illegal() -> None:
     nearest = r.candidates[0]
     assert nearest.notation.startswith("c3:") and "f1" in {d.point for d in nearest.differences}
     assert "c3" in r.message and "f1" in r.message and "range" in r.message, r.message
+
+
+def test_dame_forgotten_capture_is_illegal_with_the_capture_named() -> None:
+    need("dame100")
+    board = new_game("dame100")
+    for text in ("32-28", "19-23"):
+        board.push_notation(text)
+    r = infer(board, Observation({**board.visible(), "b4": "", "c5": "w"}))  # 31-27
+    assert r.kind == "illegal"
+    assert r.message.startswith("capture is compulsory: 28x19 was possible"), r.message
+
+
+def test_dame_majority_capture_matched_on_the_final_board_and_partly_done() -> None:
+    need("dame100")
+    board = new_game("dame100")
+    board.set_position({"c3": "w", "d4": "b", "d6": "b", "g3": "w", "h4": "b", "j10": "b"}, turn="w")
+    start = board.visible()
+    final = _after_text(board.copy(), "c3xc7")
+    assert infer(board, Observation(final)).notation == "37x17"
+    # The man stopped on e5, nothing lifted yet; then at c7 with one captured piece still there.
+    halfway = {**start, "c3": "", "e5": "w"}
+    r = infer(board, Observation(halfway))
+    assert (r.kind, r.best.remaining) == ("partial", ("28x17", "remove 32", "remove 22")), r.message
+    r = infer(board, Observation({**final, "d6": "b"}))
+    assert (r.kind, r.best.remaining) == ("partial", ("remove 22",)), r.message
+    # Taking the single piece on h4 instead breaks the majority rule.
+    r = infer(board, Observation({**start, "g3": "", "h4": "", "i5": "w"}))
+    assert r.kind == "illegal" and r.message.startswith("the capture must take the most pieces (2)"), r.message
+
+
+def test_attraktion_reports_the_pieces_still_to_move() -> None:
+    need("attraktion")
+    board = new_game("attraktion")
+    board.set_position({"c4": "b", "c5": "w", "h2": "b"}, turn="w")
+    start = board.visible()
+    r = infer(board, Observation({**start, "c2": "w", "c3": "b", "c4": ""}))
+    assert r.kind == "partial" and r.notation == "c2", r.message
+    assert r.best.remaining == ("c5-c4", "h2-g2")
+    r = infer(board, Observation(_after_text(board.copy(), "c2")))
+    assert (r.kind, r.notation) == ("turn", "c2")
+
+
+def test_the_wrong_player_moving_is_named() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    r = infer(board, Observation({**board.visible(), "e4": "", "d4": "b"}))
+    assert r.kind == "illegal" and r.message.startswith("it is white's turn, but black played e4:-d4"), r.message
 
 
 def test_cli_infer_json_and_text(cli, tmp_path) -> None:
