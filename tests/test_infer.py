@@ -320,6 +320,30 @@ def test_attraktion_reports_the_pieces_still_to_move() -> None:
     assert (r.kind, r.notation) == ("turn", "c2")
 
 
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_stack_over_the_height_limit_is_illegal(game: str) -> None:
+    rng = random.Random(f"height-{game}")
+    board = new_game(game)
+    for turn in random_turns(board, rng, 10):
+        board.push(turn)
+    view = board.visible()
+    point = next(p for p, s in view.items() if s)
+    view[point] += board.turn * (board.max_height + 1 - len(view[point]))
+    r = infer(board, Observation(view))
+    assert r.kind == "illegal"
+    assert f"a stack may not be higher than {board.max_height} (seen {board.max_height + 1} at {point})" in r.message
+
+
+def test_alva_captures_are_kept_off_the_board_by_the_game_state() -> None:
+    need("alva")
+    state = GameState(new_game("alva"))
+    script = new_game("alva")
+    for text in ("e5", "e6", "e5xe7"):
+        r = state.update(Observation(_after_text(script, text)))
+        assert r.kind == "turn" and r.notation == text, r.message
+    assert state.board.prisoners == {"w": 1, "b": 0} and state.board.hands == {"w": 31, "b": 31}
+
+
 def test_the_wrong_player_moving_is_named() -> None:
     need("accasta")
     board = new_game("accasta")
