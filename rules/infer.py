@@ -338,9 +338,9 @@ class GameState:
         self._cache: dict[Any, _Position] = {}
         self._history: list[tuple[int, list[str]]] | None = None
 
-    def position(self, board: Board[Any] | None = None) -> _Position:
-        """The cached turn results of ``board`` (default: the confirmed board)."""
-        board = self.board if board is None else board
+    def position(self) -> _Position:
+        """The outcome and turn results of the board as it is now (cached by position)."""
+        board = self.board
         key = board.key()
         pos = self._cache.get(key)
         if pos is None:
@@ -592,7 +592,7 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
         members = sorted(groups[0], key=rank)
         cands = tuple(candidate(m) for m in members)
         best = cands[0]
-        who = COLOUR_NAMES[other(board.turn)] if prefix else COLOUR_NAMES[board.turn]
+        who = COLOUR_NAMES[board.turn]  # the board is already after the prefix
         msg = f"{who} played {best.notations[-1]}"
         if prefix:
             msg = f"{' '.join(best.notations[:-1])} confirmed; " + msg
@@ -637,14 +637,18 @@ def _after(before: Sequence[str], changes: Changes) -> list[str]:
 def _restored(state: GameState, seen: _Seen) -> Inference | None:
     """``restored`` if the observation fits an earlier position exactly (most recent first)."""
     board = state.board
-    current = board.stacks
-    for ply, stacks in state.history():
+    current = state.visible_now()
+    earlier = state.history()
+    if state.pending is not None:  # the unfinished turn was taken back
+        earlier = [(board.ply, list(board.stacks)), *earlier]
+    for ply, stacks in earlier:
         if stacks == current:
             continue
         if not _mismatches(board.stack_fits, seen, stacks, range(len(stacks))):
             back = board.ply - ply
-            return Inference("restored", f"the board went back to the position after ply {ply} "
-                             f"(take-back of {back} turn{'s' if back != 1 else ''})", restored_ply=ply)
+            what = f"take-back of {back} turn{'s' if back != 1 else ''}" if back else "the unfinished turn taken back"
+            return Inference("restored", f"the board went back to the position after ply {ply} ({what})",
+                             restored_ply=ply)
     return None
 
 

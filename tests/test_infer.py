@@ -206,7 +206,7 @@ def test_accasta_turn_grows_over_successive_observations_and_the_reply_confirms_
     # White replies before Black said "done": Black's turn is confirmed by White's move.
     r = state.update(Observation(_after_text(script, "c3:-d3")))
     assert r.kind == "turn" and r.best.notations == ("f4:-e5", "c3:-d3"), r.message
-    assert r.message.startswith("f4:-e5 confirmed")
+    assert r.message.startswith("f4:-e5 confirmed; white played c3:-d3"), r.message
     assert state.board.ply == 5 and state.board.turn == "b" and state.pending is None
 
 
@@ -242,6 +242,18 @@ def test_take_back_is_reported_as_restored() -> None:
     r = state.update(Observation(start))
     assert (r.kind, r.restored_ply) == ("restored", 0)
     assert state.board.ply == 0 and state.board.visible() == start
+
+
+def test_taking_back_an_unfinished_turn_is_restored() -> None:
+    need("accasta")
+    board = new_game("accasta")
+    board.push_notation("b4:2-c5")
+    before = board.visible()
+    state = GameState(board)
+    assert state.update(Observation(_after_text(board.copy(), "f4:-e5"))).may_continue
+    r = state.update(Observation(before))
+    assert (r.kind, r.restored_ply) == ("restored", 1), r.message
+    assert state.pending is None and state.board.ply == 1
 
 
 def test_lifted_pieces_not_yet_put_down_are_a_partial_turn() -> None:
