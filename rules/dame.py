@@ -399,28 +399,6 @@ class Dame100(Board[DameTurn]):
                    f"{a}{sign}{b}") for k, (a, b) in enumerate(hops)]
         return [moving, *([({GI[c]: ""}, f"remove {c}")] for c in turn.captured)]
 
-    def explain_illegal(self, seen: dict[str, str]) -> str | None:
-        """Why the observed board (point -> stack) is no legal turn, when a capture was due.
-
-        >>> b = Dame100()
-        >>> for t in ("32-28", "19-23"):
-        ...     _ = b.push_notation(t)
-        >>> b.explain_illegal({"c3": "", "d4": "w"})
-        'capture is compulsory: 28x19 was possible'
-        """
-        legal = self.legal_turns()
-        if not legal or not legal[0].captured:
-            return None
-        opponent = other(self.turn)
-        lifted = sum(1 for name, stack in seen.items() if stack == "" and self[name][-1:] == opponent)
-        most = len(legal[0].captured)
-        if lifted >= most:
-            return None
-        example = self.turn_notation(legal[0])
-        if lifted == 0:
-            return f"capture is compulsory: {example} was possible"
-        return f"the capture must take the most pieces ({most}): {example} was possible"
-
     # --- end of the game --------------------------------------------------------------
     def _endgame_clocks(self, clocks: tuple[int, int], fresh: bool) -> tuple[int, int]:
         """Advance the (16-move, 5-move) endgame clocks by one ply and start new ones.

@@ -765,7 +765,7 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
         cands.append(Candidate((turn,), (board.turn_notation(turn),), _score(seen, bad), (),
                                _diffs(board, seen, after, sorted(bad))))
     differences = cands[0].differences if cands else _diffs(board, seen, base, differ)
-    reason = _explain(board, seen)
+    reason = _explain(board, pos, seen)
     if cands:
         reason += f"; nearest legal turn{'s' if len(cands) > 1 else ''}: " + ", ".join(
             f"{c.notation} ({len(c.differences)} point{'s' if len(c.differences) != 1 else ''} differ)"
@@ -775,12 +775,13 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
     return Inference("illegal", reason, tuple(cands), differences)
 
 
-def _explain(board: Board[Any], seen: _Seen) -> str:
+def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
     """Why the observed board cannot follow a legal turn, in a player's words.
 
-    First whether the other player moved out of turn; then the game's own
-    ``explain_illegal(seen)``; then generic checks: a stack above the game's height
-    limit, pieces appearing from nowhere."""
+    First whether the other player moved out of turn, or took fewer of the opponent's
+    pieces off the board than every legal turn does (a compulsory capture skipped or
+    cut short); then the game's own ``explain_illegal(seen)``; then generic checks: a
+    stack above the game's height limit, pieces appearing from nowhere."""
     seen_points = {n: s for n, s in zip(board.geometry.names, seen.stacks) if s is not None}
     # The other player moved.
     flipped = board.copy()
@@ -791,6 +792,9 @@ def _explain(board: Board[Any], seen: _Seen) -> str:
         turn = probe.results[exact[0].index][0]
         return (f"it is {COLOUR_NAMES[board.turn]}'s turn, but {COLOUR_NAMES[other(board.turn)]} "
                 f"played {flipped.turn_notation(turn)}")
+    reason = _skipped_capture(board, pos, seen)
+    if reason:
+        return reason
     hook = getattr(board, "explain_illegal", None)
     if hook is not None:
         reason = hook(seen_points)
@@ -806,3 +810,28 @@ def _explain(board: Board[Any], seen: _Seen) -> str:
         if on_board > material[colour]:  # type: ignore[index]
             return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
     return f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"
+
+
+def _skipped_capture(board: Board[Any], pos: _Position, seen: _Seen) -> str | None:
+    """"capture is compulsory: 28x19 was possible" when every legal turn takes opponent
+    pieces off the board and the observation shows fewer taken than any of them.
+
+    Counted on the fully read points only, so a hidden layer never causes the claim."""
+    results = pos.results
+    if not results:
+        return None
+    opponent = other(board.turn)
+    taken = [sum(board.stacks[i].count(opponent) - s.count(opponent) for i, s in changes.items())
+             for _, changes in results]
+    least = min(taken)
+    if least <= 0:
+        return None
+    read = [i for i, s in enumerate(seen.stacks) if s is not None and "?" not in s]
+    seen_taken = sum(board.stacks[i].count(opponent) - (seen.stacks[i] or "").count(opponent) for i in read)
+    if seen_taken >= least:
+        return None
+    most = max(taken)
+    example = board.turn_notation(results[taken.index(most)][0])
+    if seen_taken > 0 and least == most:
+        return f"the capture must take the most pieces ({least}): {example} was possible"
+    return f"capture is compulsory: {example} was possible"

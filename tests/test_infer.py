@@ -302,6 +302,15 @@ def test_dame_forgotten_capture_is_illegal_with_the_capture_named() -> None:
     assert r.message.startswith("capture is compulsory: 28x19 was possible"), r.message
 
 
+def test_alva_forgotten_capture_is_illegal_with_the_capture_named() -> None:
+    need("alva")
+    board = new_game("alva")
+    for text in ("e5", "e6"):
+        board.push_notation(text)
+    r = infer(board, Observation({**board.visible(), "a1": "w"}))
+    assert r.kind == "illegal" and r.message.startswith("capture is compulsory: e5xe7 was possible"), r.message
+
+
 def test_dame_majority_capture_matched_on_the_final_board_and_partly_done() -> None:
     need("dame100")
     board = new_game("dame100")
