@@ -235,13 +235,18 @@ class Accasta(Board[AccastaTurn]):
         return None
 
     def _apply(self, turn: AccastaTurn) -> None:
-        origin, moves = turn
-        stacks = self.stacks
-        for count, dest in moves:
-            source = stacks[origin]
-            stacks[dest] += source[len(source) - count:]
-            stacks[origin] = source[:len(source) - count]
+        for point, stack in _played(self.stacks, turn).items():
+            self.stacks[point] = stack
         self.turn = other(self.turn)
+
+    def turn_results(self) -> list[tuple[AccastaTurn, dict[int, str]]]:
+        """Every legal turn with the stacks it changes (point index -> stack after), for
+        move inference: much faster than playing and taking back thousands of turns."""
+        stacks = self.stacks
+        out = []
+        for turn in self.legal_turns():
+            out.append((turn, {p: s for p, s in _played(stacks, turn).items() if s != stacks[p]}))
+        return out
 
     # --- end of game ------------------------------------------------------------------
     def _castle_winner(self) -> Colour | None:
@@ -333,6 +338,44 @@ class Accasta(Board[AccastaTurn]):
                 raise IllegalTurn(f"move {i}: written {sign!r} but {GEOMETRY.name(dest)} holds {_HOLDS[true_sign]}")
         return turn
 
+    def explain_illegal(self, seen: dict[str, str]) -> str | None:
+        """Why the observed board ``seen`` (point -> stack) is no legal turn, for move inference.
+
+        Reads the turn the players tried from the stacks (:func:`rules.infer.movement`:
+        which pieces left which point and where they landed, tried in every order of the
+        destinations) and asks :meth:`why_illegal` what it breaks.
+
+        >>> Accasta().explain_illegal({"c3": "", "f1": "w"})
+        'move 1 (c3:1-f1): range is 1, the move is 3 long'
+        """
+        from itertools import permutations
+
+        from rules.infer import movement
+
+        moved = movement(self, seen)
+        if moved is None or len(moved.landed) > MAX_MOVES:
+            return None
+        reasons = []
+        for order in permutations(moved.landed):
+            carried = "".join(moved.landed[d] for d in reversed(order))
+            if carried != moved.left:
+                continue  # the first move takes the top pieces, so they must be the first destination's
+            reason = self.why_illegal(AccastaTurn(moved.source, tuple((len(moved.landed[d]), d) for d in order)))
+            if reason is None:
+                return None
+            reasons.append(reason)
+        return reasons[0] if reasons else None
+
+
+def _played(stacks: list[str], turn: AccastaTurn) -> dict[int, str]:
+    """The stacks of the points ``turn`` touches after it is played on ``stacks`` (left as they are)."""
+    origin, moves = turn
+    out = {origin: stacks[origin]}
+    for count, dest in moves:
+        source = out[origin]
+        out[dest] = out.get(dest, stacks[dest]) + source[len(source) - count:]
+        out[origin] = source[:len(source) - count]
+    return out
 
 
 def _path(origin: int, dest: int) -> list[int] | None:

@@ -208,13 +208,33 @@ class Alva(Board[AlvaTurn]):
                 self.prisoners[me] += captured
                 self.pending_captures = captured
         else:
-            if turn.shift:
-                src, dst = (g.index(n) for n in turn.shift)
-                self.stacks[src], self.stacks[dst] = "", me
-            self.stacks[g.index(turn.place)] = me  # type: ignore[arg-type]
+            for point, stack in self._shift_and_place(turn).items():
+                self.stacks[point] = stack
             self.hands[me] -= 1
             self.pending_captures = 0
         self.turn = opp
+
+    def _shift_and_place(self, turn: AlvaTurn) -> dict[int, str]:
+        """The points a turn without capture changes: index -> stack after it."""
+        g = self.geometry
+        out: dict[int, str] = {}
+        if turn.shift:
+            src, dst = (g.index(n) for n in turn.shift)
+            out[src], out[dst] = "", self.turn
+        out[g.index(turn.place)] = self.turn  # type: ignore[arg-type]
+        return out
+
+    def turn_results(self) -> list[tuple[AlvaTurn, dict[int, str]]]:
+        """Every legal turn with the stacks it changes, for move inference: placements are
+        worked out directly (thousands per position), captures played and taken back."""
+        from rules.infer import played_changes
+
+        out = []
+        for turn in self.legal_turns():
+            changes = played_changes(self, turn) if turn.jumps else {
+                p: s for p, s in self._shift_and_place(turn).items() if s != self.stacks[p]}
+            out.append((turn, changes))
+        return out
 
     # --- end and score -------------------------------------------------------------------
     def edge_pieces(self) -> dict[Colour, int]:

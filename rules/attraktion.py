@@ -29,7 +29,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import ClassVar
 
-from rules.base import BLACK, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
+from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import Geometry, square_cells
 
 Shift = tuple[str, str]
@@ -212,6 +212,28 @@ class Attraktion(Board[str]):
         placed = list(self.stacks)
         placed[at] = self.turn
         return attraction(self.geometry, placed, at)
+
+    def partial_chains(self, turn: str, changes: dict[int, str]) -> list[list[tuple[dict[int, str], str]]]:
+        """How players carry out ``turn``, for move inference: the placement, then every
+        train of attracted pieces as its own chain of shifts (a follower moves once the
+        piece ahead of it has; different trains and lines in any order).
+
+        >>> b = Attraktion()
+        >>> b.set_position({"c4": "b", "c5": "w", "h2": "b"}, turn=WHITE)
+        >>> [[text for _, text in chain] for chain in b.partial_chains("c2", {})]
+        [['place white on c2'], ['c4-c3', 'c5-c4'], ['h2-g2']]
+        """
+        names = self.geometry.names
+        chains = [[({self.geometry.index(turn): self.turn}, f"place {COLOUR_NAMES[self.turn]} on {turn}")]]
+        vacated: dict[int, list[tuple[dict[int, str], str]]] = {}
+        for src, dst in self._shift_indices(turn):
+            chain = vacated.pop(dst, None)
+            if chain is None:
+                chain = []
+                chains.append(chain)
+            chain.append(({src: "", dst: self.stacks[src]}, f"{names[src]}-{names[dst]}"))
+            vacated[src] = chain
+        return chains
 
     def attraction_boards(self, turn: str) -> list[dict[str, str]]:
         """Every board a player's hands pass through while playing ``turn``, one shift at a time.

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
+from rules.infer import Observation, infer
 from rules.record import Record, parse_result
 from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("rules", help="replay records, list legal turns, perft counts (no camera needed)",
-                            description="The rules engine on its own: records, legal turns, perft.")
+    parser = sub.add_parser("rules", help="replay records, list legal turns, perft counts, infer turns (no camera needed)",
+                            description="The rules engine on its own: records, legal turns, perft, move inference.")
     rsub = parser.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
 
     p = rsub.add_parser("replay", help="replay a game record, checking every turn",
@@ -43,6 +44,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", type=Path, metavar="FILE", help="count from the position after these turns")
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_perft)
+
+    p = rsub.add_parser("infer", help="infer the turn played from an observed board",
+                        description="Say which legal turn turned the position (the start, or after the turns of "
+                                    "--record) into the observed board: turn, partial, ambiguous, illegal, unchanged "
+                                    "or restored. OBS.json is {\"points\": {point: stack}, \"confidence\": "
+                                    "{point: 0..1}}; a stack is written bottom to top with w, b and ? for an "
+                                    "unreadable layer, a point left out was not seen.")
+    add_game_argument(p)
+    p.add_argument("--record", type=Path, metavar="FILE", help="the game so far (default: the start position)")
+    p.add_argument("--observation", type=Path, metavar="OBS.json", required=True, help="the observed board")
+    p.add_argument("--done", action="store_true", help="the players said the turn is finished")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_infer)
 
 
 def read_record_file(path: Path, board: Board[Any]) -> Record:
@@ -163,4 +177,38 @@ def cmd_perft(args: argparse.Namespace) -> int:
             print_json({"depth": depth, "nodes": nodes, "seconds": round(seconds, 4)})
         else:
             print(f"depth {depth}: {nodes} ({seconds:.3f} s)", flush=True)
+    return 0
+
+
+def read_observation(path: Path) -> Observation:
+    """Read an observation file, with a clear error if it is missing or malformed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CLIError(f"no such file: {path}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CLIError(f"{path} is not a JSON file: {e}") from None
+    try:
+        return Observation.from_json(data)
+    except ValueError as e:
+        raise CLIError(f"{path}: {e}") from None
+
+
+def cmd_infer(args: argparse.Namespace) -> int:
+    board = _board_after(args)
+    observation = read_observation(args.observation)
+    try:
+        observation.check(board)
+    except ValueError as e:
+        raise CLIError(f"{args.observation}: {e}") from None
+    result = infer(board, observation, done=args.done)
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    print(f"{result.kind}: {result.message}")
+    for c in result.candidates[1:] if result.kind == "turn" else result.candidates:
+        print(f"  {c.notation}  score {c.score:.2f}" + "".join(f"\n    {d}" for d in c.differences))
+    if result.kind == "turn":
+        for d in result.differences:
+            print(f"  overridden {d}")
     return 0
