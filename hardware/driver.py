@@ -105,7 +105,7 @@ class Panel:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._frame = LedFrame.blank(leds)
+        self._frame: LedFrame | None = None  # nothing to show yet: the panel keeps what it shows
         self._frame_version = 0
         self._shown_version = -1
         self._shown = threading.Condition(self._lock)
@@ -214,7 +214,7 @@ class Panel:
             with self._lock:
                 frame, version = self._frame, self._frame_version
             if link.outstanding is None:
-                if version != sent_version and now - last_frame_at >= self.min_interval:
+                if frame is not None and version != sent_version and now - last_frame_at >= self.min_interval:
                     link.send_leds(frame, version)
                     sent_version, last_frame_at = version, now
                 elif now - link.last_tx >= self.heartbeat_interval:
@@ -224,7 +224,7 @@ class Panel:
                 with self._shown:
                     self._shown_version = done
                     self._shown.notify_all()
-            if link.outstanding is None and version == sent_version:
+            if link.outstanding is None and (frame is None or version == sent_version):
                 self._wake.wait(min(self.min_interval, self.heartbeat_interval / 4))
                 self._wake.clear()
 
@@ -261,6 +261,7 @@ class _Link:
     def handshake(self) -> DeviceInfo:
         """HELLO until a HELLO_REPLY arrives (a board that reset on open needs a moment)."""
         deadline = time.monotonic() + self.panel.handshake_timeout
+        self.panel.stats["handshakes"] += 1
         self.rebooted = False
         self.outstanding = None
         while time.monotonic() < deadline:
@@ -334,7 +335,8 @@ class _Link:
                 self.panel.stats["retries"] += 1
                 self._write(frame)
                 self.outstanding = (frame, now, tries + 1, version)
-        if now - self.last_rx > self.panel.silence_timeout:
+        heartbeats = self.info is not None and Capability.HEARTBEAT in self.info.capabilities
+        if heartbeats and now - self.last_rx > self.panel.silence_timeout:
             raise DeviceLost("device silent")
 
     def _handle(self, frame: Frame) -> None:

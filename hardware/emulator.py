@@ -81,7 +81,6 @@ class DeviceModel:
             return b""
         self.host_seen_ms = now_ms
         if frame.type == MSG_HELLO:
-            self.events.clear()
             return self._frame(MSG_HELLO_REPLY, self.info.to_payload(), frame.seq)
         if frame.type == MSG_LEDS:
             if len(frame.payload) != 1 + self.info.leds:
@@ -167,51 +166,68 @@ def draw(layout: LedLayout, frame: LedFrame, now_ms: int | None = None, dimmed: 
     return "\n".join(lines)
 
 
-def open_pty(link: Path | None) -> tuple[int, int, str]:
-    """A raw pty pair (master, slave, slave path); with ``link`` also a symlink to the slave."""
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    path = os.ttyname(slave)
-    if link is not None:
-        link.unlink(missing_ok=True)
-        link.symlink_to(path)
-    return master, slave, path
+class VirtualPanel:
+    """A :class:`DeviceModel` answering on a raw pty (and optionally a symlink to it)."""
+
+    def __init__(self, device: DeviceModel, link: Path | None = None) -> None:
+        self.device = device
+        self.link = link
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        if link is not None:
+            link.unlink(missing_ok=True)
+            link.symlink_to(self.path)
+        self.start = time.monotonic()
+        os.write(self.master, device.boot())
+
+    def now_ms(self) -> int:
+        return int((time.monotonic() - self.start) * 1000)
+
+    def step(self, timeout: float, also: list[TextIO] | None = None) -> list[TextIO]:
+        """Answer what the host sent within ``timeout`` s and send what is due; returns the
+        ones of ``also`` that are ready to read."""
+        ready, _, _ = select.select([self.master, *(also or [])], [], [], timeout)
+        if self.master in ready:
+            os.write(self.master, self.device.receive(os.read(self.master, 4096), self.now_ms()))
+        os.write(self.master, self.device.tick(self.now_ms()))
+        return [r for r in ready if r is not self.master]
+
+    def close(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+        if self.link is not None:
+            self.link.unlink(missing_ok=True)
 
 
 def emulate(layout: LedLayout, link: Path | None, out: TextIO, buttons: int = 3,
             stdin: TextIO | None = None) -> int:
-    """Run a virtual panel until interrupted (SIGINT, SIGTERM or end of ``stdin``)."""
+    """Run a virtual panel until interrupted (SIGINT or SIGTERM)."""
     device = DeviceModel(layout.count, buttons)
-    master, slave, path = open_pty(link)
+    panel = VirtualPanel(device, link)
     interactive = out.isatty()
-    print(f"panel emulator ({layout.board}, {layout.count} LEDs) on {link or path}"
-          + (f" -> {path}" if link else ""), file=out, flush=True)
+    print(f"panel emulator ({layout.board}, {layout.count} LEDs) on {link or panel.path}"
+          + (f" -> {panel.path}" if link else ""), file=out, flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    start = time.monotonic()
     drawn: tuple[object, ...] = ()
-    os.write(master, device.boot())
-    watch = [master] + ([stdin] if stdin is not None else [])
+    inputs = [stdin] if stdin is not None else []
     try:
         while True:
-            now_ms = int((time.monotonic() - start) * 1000)
-            ready, _, _ = select.select(watch, [], [], 0.02)
-            if master in ready:
-                os.write(master, device.receive(os.read(master, 4096), now_ms))
-            if stdin is not None and stdin in ready:
-                line = stdin.readline()
-                if not line:
-                    return 0
-                if line.strip().isdigit() and 1 <= int(line) <= buttons:
+            for source in panel.step(0.02, inputs):
+                line = source.readline()
+                if not line:  # end of input: keep running without it
+                    inputs = []
+                elif line.strip().isdigit() and 1 <= int(line) <= buttons:
                     device.button(int(line) - 1, True)
                     device.button(int(line) - 1, False)
-            os.write(master, device.tick(now_ms))
+            now_ms = panel.now_ms()
             dimmed = device.dimmed(now_ms)
             if interactive:
                 state: tuple[object, ...] = (device.frame, dimmed, tuple(device.frame.rgb(now_ms, dimmed)))
                 if state != drawn:
                     picture = draw(layout, device.frame, now_ms, dimmed)
-                    out.write("\x1b[H\x1b[J" + f"panel on {link or path}  (type 1-{buttons} + Enter to press "
-                              f"a button)\n\n{picture}\n")
+                    out.write("\x1b[H\x1b[J" + f"panel on {link or panel.path}  (type 1-{buttons} + Enter to "
+                              f"press a button)\n\n{picture}\n")
                     out.flush()
             else:
                 state = (device.frames_received,)
@@ -220,7 +236,4 @@ def emulate(layout: LedLayout, link: Path | None, out: TextIO, buttons: int = 3,
                     out.flush()
             drawn = state
     finally:
-        os.close(master)
-        os.close(slave)
-        if link is not None:
-            link.unlink(missing_ok=True)
+        panel.close()

@@ -9,7 +9,7 @@ decoded from the simulated data pin::
     tools = build(Path("/tmp/panel-build"), leds=37)
     with SimulatedPanel(tools, link=Path("/tmp/panel")) as sim:
         ...  # Panel("/tmp/panel", leds=37) talks to the firmware
-        sim.press(0); sim.wait_for(lambda rgb: rgb[0] == (255, 0, 0), timeout=2)
+        sim.click(0); sim.wait_for(lambda rgb: rgb[0] == (255, 0, 0), timeout=2)
 """
 
 from __future__ import annotations
@@ -141,11 +141,10 @@ class SimulatedPanel:
         self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
 
-    def press(self, button: int) -> None:
-        self._command(f"press {button}")
-
-    def release(self, button: int) -> None:
-        self._command(f"release {button}")
+    def click(self, button: int, ms: int = 60) -> None:
+        """Press ``button`` for ``ms`` ms of the firmware's time, then pause as long; clicks
+        queue up, so they stay apart however fast the simulation runs."""
+        self._command(f"click {button} {ms}")
 
     def garbage_in(self, count: int) -> None:
         """``count`` random bytes into the firmware's receiver (noise from the host side)."""

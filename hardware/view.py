@@ -8,7 +8,7 @@ and :func:`render` turns it into the LED frame for one panel:
 * **illegal move**: only the points to put back, blinking fast in red;
 * otherwise **last move**: its last point in the colour of the player now to move, the
   points it came from in that colour dimmed (so the last move also says **whose turn**
-  it is; panels with turn LEDs light the mover's one as well);
+  it is; panels with turn LEDs light the mover's one as well; yellow when no side is given);
 * **teaching mode**: the touched stack in cyan and its legal targets in green.
 
 >>> from hardware.layout import LedLayout
@@ -28,8 +28,8 @@ from hardware.protocol import Colour, LedFrame, Pattern
 
 Side = Literal["w", "b"]
 
-TO_MOVE = {"w": Colour.WHITE, "b": Colour.BLUE}
-CAME_FROM = {"w": Colour.DIM_WHITE, "b": Colour.DIM_BLUE}
+TO_MOVE: dict[str | None, Colour] = {"w": Colour.WHITE, "b": Colour.BLUE}
+CAME_FROM: dict[str | None, Colour] = {"w": Colour.DIM_WHITE, "b": Colour.DIM_BLUE}
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,8 @@ class PanelView:
 
 def render(view: PanelView, leds: GameLeds) -> LedFrame:
     """The LED frame showing ``view`` on the panel ``leds`` (see the module docstring)."""
+    for name in (*view.last_move, *view.targets, *view.illegal, *([view.touched] if view.touched else [])):
+        leds.index(name)  # KeyError naming an unknown point, whatever is shown
     frame = LedFrame.blank(leds.layout.count, leds.layout.brightness)
     if view.winner is not None:
         colour = Colour.YELLOW if view.winner == "draw" else TO_MOVE[view.winner]
@@ -61,11 +63,11 @@ def render(view: PanelView, leds: GameLeds) -> LedFrame:
         for name in view.illegal:
             frame = frame.set(leds.index(name), Colour.RED, Pattern.BLINK_FAST)
         return frame
+    for name in view.last_move[:-1]:
+        frame = frame.set(leds.index(name), CAME_FROM.get(view.to_move, Colour.DIM_WHITE))
+    if view.last_move:
+        frame = frame.set(leds.index(view.last_move[-1]), TO_MOVE.get(view.to_move, Colour.YELLOW))
     if view.to_move is not None:
-        for name in view.last_move[:-1]:
-            frame = frame.set(leds.index(name), CAME_FROM[view.to_move])
-        if view.last_move:
-            frame = frame.set(leds.index(view.last_move[-1]), TO_MOVE[view.to_move])
         turn_led = leds.layout.turn_leds.get("white" if view.to_move == "w" else "black")
         if turn_led is not None:
             frame = frame.set(turn_led, TO_MOVE[view.to_move])

@@ -258,7 +258,6 @@ static void handle(uint8_t *f, uint8_t length, uint32_t t) {
         uint8_t reply[] = {TB_PROTOCOL_VERSION, TB_FIRMWARE_MAJOR, TB_FIRMWARE_MINOR,
                            TB_LEDS >> 8, TB_LEDS & 0xFF, TB_BUTTONS, CAPABILITIES >> 8,
                            CAPABILITIES & 0xFF, TB_PALETTE_SIZE, TB_PATTERN_COUNT, TB_MAX_PAYLOAD};
-        event_count = 0; /* a new host session: events from before it are stale */
         send_frame(seq, TB_MSG_HELLO_REPLY, reply, sizeof reply);
         break;
     }

@@ -13,7 +13,8 @@
  *
  * The WS2812 data pin (PB0) is decoded from the simulated waveform: every latched
  * frame is printed as "LEDS <count> <hex of G R B bytes>".  Lines on stdin act on the
- * board: "press N" / "release N" (button N on PD2+N, active low), "garbage-in N" (N
+ * board: "press N" / "release N" (button N on PD2+N, active low), "click N MS" (press N
+ * for MS ms of simulated time, then pause as long; clicks queue), "garbage-in N" (N
  * random bytes into the firmware's receiver), "garbage-out N" (N random bytes
  * towards the host, as line noise would), "quit".
  */
@@ -76,6 +77,44 @@ static void data_pin(avr_irq_t *irq, uint32_t value, void *param) {
     avr_cycle_timer_register(avr, LATCH_CYCLES, latch, NULL);
 }
 
+/* ---- button clicks, timed in simulated time ----------------------------------- */
+
+static int click_button[256], click_ms[256];
+static uint8_t click_head, click_tail;
+static int click_pressed, click_running;
+
+static void set_button(int button, int pressed) {
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 2 + button), !pressed);
+}
+
+/* Press, hold, release, pause, next: clicks happen one after the other for exactly as
+ * long as asked on the firmware's clock, however fast the simulation runs. */
+static avr_cycle_count_t click_step(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a, (void)param;
+    avr_cycle_count_t ms = FREQUENCY / 1000;
+    if (click_pressed) {
+        set_button(click_button[click_head], 0);
+        click_pressed = 0;
+        return when + click_ms[click_head++] * ms;
+    }
+    if (click_head == click_tail) {
+        click_running = 0;
+        return 0;
+    }
+    set_button(click_button[click_head], 1);
+    click_pressed = 1;
+    return when + click_ms[click_head] * ms;
+}
+
+static void click(int button, int ms) {
+    click_button[click_tail] = button;
+    click_ms[click_tail++] = ms > 0 ? ms : 60;
+    if (!click_running) {
+        click_running = 1;
+        avr_cycle_timer_register(avr, 1, click_step, NULL);
+    }
+}
+
 /* ---- commands from stdin --------------------------------------------------- */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -105,12 +144,13 @@ static unsigned seed = 1;
 
 static int run_command(const char *line) {
     char verb[32];
-    int n = 0;
-    if (sscanf(line, "%31s %d", verb, &n) < 1) return 0;
+    int n = 0, ms = 0;
+    if (sscanf(line, "%31s %d %d", verb, &n, &ms) < 1) return 0;
     if (!strcmp(verb, "quit")) return 1;
     if (!strcmp(verb, "press") || !strcmp(verb, "release")) {
-        avr_irq_t *pin = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 2 + n);
-        avr_raise_irq(pin, !strcmp(verb, "release"));
+        set_button(n, !strcmp(verb, "press"));
+    } else if (!strcmp(verb, "click")) {
+        click(n, ms);
     } else if (!strcmp(verb, "garbage-in") || !strcmp(verb, "garbage-out")) {
         avr_irq_t *to = !strcmp(verb, "garbage-in")
                             ? avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT)
@@ -131,6 +171,10 @@ static int poll_commands(void) {
 }
 
 /* ---- main ------------------------------------------------------------------- */
+
+static void wait_in_main_loop(avr_t *a, avr_cycle_count_t how_long) {
+    (void)a, (void)how_long; /* the main loop's throttle does the waiting */
+}
 
 static double wall_seconds(void) {
     struct timespec ts;
@@ -160,6 +204,7 @@ int main(int argc, char **argv) {
     avr_init(avr);
     avr_load_firmware(avr, &fw);
     avr->frequency = FREQUENCY;
+    avr->sleep = wait_in_main_loop;
 
     uart_pty_init(avr, &pty);
     uart_pty_connect(&pty, '0');
@@ -186,11 +231,14 @@ int main(int argc, char **argv) {
             fprintf(stderr, "panel_sim: firmware stopped (state %d)\n", state);
             break;
         }
-        if ((step & 0x3FF) == 0) {
-            if (have_pending && poll_commands()) break;
+        /* Real time: never more than about a millisecond ahead of the wall clock (a sleeping
+         * step jumps to the next interrupt, the 1 ms tick), so that commands arriving 60 ms
+         * apart also act 60 ms apart on the firmware. */
+        if (state == cpu_Sleeping || (step & 0x3F) == 0) {
             double ahead = (double)avr->cycle / FREQUENCY - (wall_seconds() - start);
-            if (ahead > 0.002) usleep((useconds_t)(ahead * 1e6));
+            if (ahead > 0.0005) usleep((useconds_t)(ahead * 1e6));
         }
+        if (have_pending && poll_commands()) break;
     }
     if (link) unlink(link);
     uart_pty_stop(&pty);
