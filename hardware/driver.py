@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import collections
 import itertools
+import os
+import select
 import threading
 import time
 from typing import Callable
@@ -66,7 +68,7 @@ def open_port(path: str, baudrate: int = BAUDRATE) -> serial.Serial:
     port = serial.Serial()
     port.port = path
     port.baudrate = baudrate
-    port.timeout = 0.005
+    port.timeout = 0  # reads never block: the driver waits in select() instead
     port.write_timeout = 1.0
     port.dtr = False
     port.rts = False
@@ -103,7 +105,9 @@ class Panel:
         self.stats = collections.Counter[str]()
 
         self._lock = threading.Lock()
-        self._wake = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()  # show() and close() interrupt the driver's wait
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
         self._stop = threading.Event()
         self._frame: LedFrame | None = None  # nothing to show yet: the panel keeps what it shows
         self._frame_version = 0
@@ -128,7 +132,7 @@ class Panel:
             if frame != self._frame:
                 self._frame = frame
                 self._frame_version += 1
-        self._wake.set()
+        self._wake()
 
     def events(self) -> list[ButtonEvent]:
         """The button events received since the last call, oldest first."""
@@ -143,10 +147,19 @@ class Panel:
             return self._shown.wait_for(lambda: self._shown_version == self._frame_version and self.online,
                                         timeout)
 
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"!")
+        except BlockingIOError:  # already woken
+            pass
+
     def close(self) -> None:
         self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=2)
+        self._wake()
+        self._thread.join(timeout=self.handshake_timeout + 1)
+        if not self._thread.is_alive():
+            os.close(self._wake_r)
+            os.close(self._wake_w)
 
     def __enter__(self) -> "Panel":
         return self
@@ -224,9 +237,13 @@ class Panel:
                 with self._shown:
                     self._shown_version = done
                     self._shown.notify_all()
-            if link.outstanding is None and (frame is None or version == sent_version):
-                self._wake.wait(min(self.min_interval, self.heartbeat_interval / 4))
-                self._wake.clear()
+            # sleep until the device says something, show() or close() wakes us, or a deadline
+            wait = self.heartbeat_interval - (now - link.last_tx)
+            if link.outstanding is not None:
+                wait = min(wait, link.outstanding[1] + self.ack_timeout - now)
+            if frame is not None and version != sent_version:
+                wait = min(wait, last_frame_at + self.min_interval - now)
+            link.wait(min(wait, 0.25))
 
 
 class _Link:
@@ -243,7 +260,6 @@ class _Link:
         self.rebooted = False
         self.last_button_seq: int | None = None
         self._completed: int | None = None
-        self._version = -1
 
     def close(self) -> None:
         try:
@@ -268,7 +284,8 @@ class _Link:
             seq = self._next_seq()
             self._write(Frame(seq, MSG_HELLO, bytes([PROTOCOL_VERSION])))
             until = min(deadline, time.monotonic() + self.panel.ack_timeout)
-            while time.monotonic() < until:
+            while time.monotonic() < until and not self.panel._stop.is_set():
+                self.wait(until - time.monotonic())
                 for frame in self._read():
                     if frame.type == MSG_HELLO_REPLY and frame.seq == seq:
                         return self._accept(DeviceInfo.from_payload(frame.payload))
@@ -285,8 +302,23 @@ class _Link:
         self.last_rx = time.monotonic()
         return info
 
+    def wait(self, timeout: float) -> None:
+        """Until the port has data, the panel is woken, or ``timeout`` seconds passed."""
+        wake = self.panel._wake_r
+        ready = select.select([self.port.fileno(), wake], [], [], max(0.0, timeout))[0]
+        if wake in ready:
+            while True:
+                try:
+                    if not os.read(wake, 64):
+                        break
+                except BlockingIOError:
+                    break
+        if self.port.fileno() in ready and not self.port.in_waiting:
+            raise DeviceLost("the port closed (unplugged?)")
+
     def _read(self) -> list[Frame]:
-        data = self.port.read(max(1, self.port.in_waiting))
+        waiting = self.port.in_waiting
+        data = self.port.read(waiting) if waiting else b""
         if data:
             rejected = self.decoder.rejected
             frames = self.decoder.feed(data)

@@ -323,8 +323,8 @@ int main(void) {
     OCR0A = 249;
     TIMSK0 = _BV(OCIE0A);
 
+    UCSR0A = _BV(U2X0); /* before UBRR0: simavr computes the baud rate when UBRR0 is written */
     UBRR0 = UBRR_VALUE;
-    UCSR0A = _BV(U2X0);
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
     sei();
