@@ -19,6 +19,7 @@ from tacticblue.commands import CLIError
 
 COMMAND_MODULES: tuple[str, ...] = (
     "rules",
+    "panel",
 )
 
 
