@@ -1,0 +1,543 @@
+"""Find the board in a camera frame: its full pose, to sub-pixel accuracy, or a clear error.
+
+API (used by the CLI, the live session and stack reading)::
+
+    from vision.board_finder import find_board, BoardNotFound
+    pose = find_board(image, "hex")                      # BoardPose; raises BoardNotFound
+    pose = find_board(image, "square", camera, white_side="left",
+                      start=(geometry, {"a1": "w", ...}))   # orientation from the pieces
+
+    from vision.board_finder import check_pose
+    check_pose(image, pose).fits                         # cheap per-frame check (see vision.tracking)
+
+``image`` is a BGR ``uint8`` array (as ``cv2.imread`` gives), ``camera`` a
+:class:`calibration.camera.CameraModel` for this image size or ``None`` (then the focal
+length is estimated from the board's perspective, 60 degrees field of view where that is
+not possible, e.g. straight from above).  The returned pose maps the board frame of
+:mod:`rules.geometry` (mm, ``x`` to White's right, ``y`` away from White) into the image.
+
+How it works (nothing depends on the board's colours: only on its printed lines):
+
+1. **Outline.** Colour edges (Canny on each channel of a downscaled frame) are traced
+   into contours; the convex hull of each large one is fitted with a hexagon (hex side)
+   or a quadrilateral (square side).  The hull bridges the notches pieces cut into the
+   outline, and a cut corner is recovered by extending its neighbours.
+2. **Lock on the grid.** Each outline hypothesis gives a homography from the printed
+   border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
+   image probed across each line at many places for the strongest colour edge or thin
+   line; the homography is refitted to these observations (every observation must lie
+   on its line: a linear equation in the inverse homography) with Tukey weights, which
+   drop the probes that hit pieces, hands or shadows.  The search window shrinks from
+   0.4 of a line spacing to 3 px.
+3. **Verify.** The fit is accepted only if enough probes see a sharp edge within 1.5 px of
+   their line, all over the board, and better than the grid moved by one line in any
+   direction; otherwise :class:`BoardNotFound`.  A wrong grid is never returned silently.
+4. **Pose.** The image lines are fitted one by one and crossed at the keypoints (hex
+   points, cell corners); ``cv2.solvePnPRansac`` + ``solvePnPRefineLM`` on all of them
+   give the pose.
+5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
+   chosen by ``white_side`` (``near``: the border edge nearest the camera) or, when a
+   known position (e.g. the start position) is given and the piece colours are decisive,
+   by where the white and black pieces stand.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from calibration.camera import BoardPose, CameraModel
+from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
+from vision.board_model import BoardModel, board_model
+
+WHITE_SIDES = ("near", "far", "left", "right")
+OUTLINE_WIDTH = 640
+"""Frames are searched for outlines at this width (pixels)."""
+MIN_SUPPORT = 0.35
+"""Fraction of the probes inside the image that must see their line for a board to count."""
+MIN_VISIBLE = 0.8
+"""Fraction of the probes that must fall inside the image (else: board not fully in view)."""
+TOLERANCE_PX = 1.5
+"""How near its line a probe's edge must be to support it."""
+PEAKINESS = 2.5
+"""An edge counts only if it is this many times the median edge strength across the probe."""
+
+
+HALF = 4
+"""Half-width (px) of the window whose centre of edge strength locates a line: both edges of
+a thin printed line, or a single colour edge."""
+_COARSE = cv2.getGaussianKernel(9, 2.0).ravel().astype(np.float32)
+
+
+class BoardNotFound(ValueError):
+    """No board (of the requested kind) could be found with certainty in the frame."""
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A homography locked on the printed lines, and how well the image supports it."""
+
+    H: np.ndarray
+    """Board plane (mm) -> undistorted pixels."""
+    support: float
+    """Fraction of the probes inside the image that see an edge on their line."""
+    visible: float
+    """Fraction of the probes inside the image."""
+    coverage: int
+    """How many of the board's four quadrants have supporting probes."""
+    observations: np.ndarray
+    """S x 2 observed edge positions (px), NaN where a probe saw nothing on its line."""
+
+
+# --------------------------------------------------------------------------- probing
+
+def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.hstack([pts, np.ones((len(pts), 1))]) @ H.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _project_lines(H: np.ndarray, model: BoardModel) -> np.ndarray:
+    """Image lines (L x 3, unit normal) of the model's board lines under ``H``."""
+    lines = model.lines @ np.linalg.inv(H)
+    return lines / np.linalg.norm(lines[:, :2], axis=1, keepdims=True)
+
+
+def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Strongest edge across each probe: (offset along the normal in px, NaN if none; strength ratio).
+
+    The image is read along ``centres + t * normals`` for t in [-radius, radius] px; the
+    colour gradient magnitude (all channels) is smoothed so a thin line gives one peak at
+    its middle, and the peak is located to sub-pixel by a parabola."""
+    r = max(1, int(math.ceil(radius)))
+    R = max(r, 8) + HALF  # the background strength is measured over at least +-8 px
+    t = np.arange(-R - 2, R + 3, dtype=np.float32)
+    xs = (centres[:, 0:1] + t * normals[:, 0:1]).astype(np.float32)
+    ys = (centres[:, 1:2] + t * normals[:, 1:2]).astype(np.float32)
+    prof = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if prof.ndim == 2:
+        prof = prof[:, :, None]
+    d = prof[:, 2:] - prof[:, :-2]
+    mag = np.sqrt((d * d).sum(axis=2))
+    mag = 0.25 * mag[:, :-2] + 0.5 * mag[:, 1:-1] + 0.25 * mag[:, 2:]  # t = -R .. R
+    coarse = cv2.filter2D(mag, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
+    k = R - r + np.argmax(coarse[:, R - r:R + r + 1], axis=1)  # index of the strongest blob
+    background = np.median(mag, axis=1)
+    cols = k[:, None] + np.arange(-HALF, HALF + 1)
+    w = np.clip(np.take_along_axis(mag, cols, axis=1) - background[:, None], 0, None)
+    total = w.sum(axis=1)
+    centroid = (w * np.arange(-HALF, HALF + 1)).sum(axis=1) / np.maximum(total, 1e-6)
+    offset = k - R + centroid
+    ratio = np.take_along_axis(mag, k[:, None], axis=1).ravel() / (background + 1.0)
+    offset = np.where((total > 0) & (np.abs(offset) < r), offset, np.nan)
+    return offset, ratio
+
+
+def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float):
+    """Probe every model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
+    h, w = image.shape[:2]
+    centres = _apply(H, model.samples)
+    normals = _project_lines(H, model)[model.sample_line, :2]
+    m = radius + 3
+    inside = (centres[:, 0] > m) & (centres[:, 0] < w - 1 - m) & (centres[:, 1] > m) & (centres[:, 1] < h - 1 - m)
+    offsets = np.full(len(centres), np.nan)
+    ratios = np.zeros(len(centres))
+    if inside.any():
+        offsets[inside], ratios[inside] = _probe(image, centres[inside], normals[inside], radius)
+    return centres, normals, offsets, ratios, inside
+
+
+# --------------------------------------------------------------------------- fitting
+
+def _normaliser(pts: np.ndarray) -> np.ndarray:
+    m = pts.mean(axis=0)
+    s = math.sqrt(2) / max(np.sqrt(((pts - m) ** 2).sum(axis=1)).mean(), 1e-9)
+    return np.array([[s, 0, -s * m[0]], [0, s, -s * m[1]], [0, 0, 1]])
+
+
+def _fit_homography(H0: np.ndarray, obs: np.ndarray, lines: np.ndarray, c_px: float, rounds: int = 4) -> np.ndarray:
+    """Refit H so that every observed image point lies on its board line (Tukey IRLS).
+
+    With G = H^-1, "point o lies on board line L" is L . (G o) = 0: linear in G, so each
+    round is one weighted SVD; rows are scaled by the previous round's depth so that the
+    residuals are board-plane distances."""
+    Ti = _normaliser(obs)
+    Tb = np.diag([0.01, 0.01, 1.0])  # board coordinates in units of 100 mm
+    o = np.hstack([obs, np.ones((len(obs), 1))]) @ Ti.T
+    L = lines @ np.linalg.inv(Tb)
+    G = Tb @ np.linalg.inv(H0) @ np.linalg.inv(Ti)
+    weights = np.ones(len(obs))
+    H = H0
+    for _ in range(rounds):
+        depth = o @ G[2]
+        A = (L[:, :, None] * o[:, None, :]).reshape(len(o), 9) / depth[:, None]
+        _, _, vt = np.linalg.svd(A * weights[:, None], full_matrices=False)
+        G = vt[-1].reshape(3, 3)
+        H = np.linalg.inv(np.linalg.inv(Tb) @ G @ Ti)  # G is in the normalised frames
+        img_lines = lines @ np.linalg.inv(H)
+        img_lines /= np.linalg.norm(img_lines[:, :2], axis=1, keepdims=True)
+        res = np.abs((img_lines * np.hstack([obs, np.ones((len(obs), 1))])).sum(axis=1))
+        u = np.clip(res / c_px, 0, 1)
+        weights = (1 - u * u) ** 2
+        if weights.sum() < 8:
+            break
+    return H / H[2, 2]
+
+
+def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence[float]) -> np.ndarray:
+    """Lock ``H`` on the printed lines, probing with shrinking windows."""
+    for r in radii:
+        centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r)
+        ok = np.isfinite(offsets) & (ratios >= PEAKINESS * 0.8)
+        if ok.sum() < 12:
+            raise BoardNotFound("board not found: too few grid lines visible")
+        obs = centres[ok] + offsets[ok, None] * normals[ok]
+        H = _fit_homography(H, obs, model.lines[model.sample_line[ok]], c_px=max(1.5, 0.6 * r))
+    return H
+
+
+def _spacing_px(H: np.ndarray, model: BoardModel) -> float:
+    """The smallest projected distance between neighbouring lines near the board (px)."""
+    pts = np.vstack([model.outline * 0.8, [[0.0, 0.0]]])
+    step = model.spacing_mm
+    dx = np.linalg.norm(_apply(H, pts + [step, 0]) - _apply(H, pts), axis=1)
+    dy = np.linalg.norm(_apply(H, pts + [0, step]) - _apply(H, pts), axis=1)
+    return float(min(dx.min(), dy.min()))
+
+
+def _evaluate(image: np.ndarray, H: np.ndarray, model: BoardModel) -> GridFit:
+    radius = float(np.clip(0.3 * _spacing_px(H, model), 3, 8))
+    centres, normals, offsets, ratios, inside = _probe_model(image, H, model, radius)
+    good = inside & np.isfinite(offsets) & (np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX) & (ratios >= PEAKINESS)
+    n_in = max(int(inside.sum()), 1)
+    quads = [(np.sign(model.samples[:, 0]) == sx) & (np.sign(model.samples[:, 1]) == sy)
+             for sx in (-1, 1) for sy in (-1, 1)]
+    coverage = sum(int(good[q].sum() >= 0.15 * max(int((q & inside).sum()), 1)) for q in quads)
+    obs = np.where(good[:, None], centres + np.nan_to_num(offsets)[:, None] * normals, np.nan)
+    return GridFit(H, float(good.sum()) / n_in, float(inside.mean()), coverage, obs)
+
+
+def _lattice_shifts(model: BoardModel) -> list[np.ndarray]:
+    """Board-frame translations that move the grid by one line (the ambiguities to rule out)."""
+    if model.kind == "hex":
+        s = model.spacing_mm * 2 / math.sqrt(3)
+        return [np.array([s * math.cos(a), s * math.sin(a)]) for a in np.radians(np.arange(0, 360, 60))]
+    c = model.spacing_mm
+    return [np.array(v, float) for v in ((c, 0), (-c, 0), (0, c), (0, -c))]
+
+
+def _translate(H: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return H @ np.array([[1, 0, v[0]], [0, 1, v[1]], [0, 0, 1.0]])
+
+
+def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
+    """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
+    r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
+    radii = [r for r in (r0, r0 / 2, r0 / 4) if r > 3] + [3.0, 3.0]
+    fit = _evaluate(image, _refine(image, H0, model, radii), model)
+    for _ in range(3):  # is the grid one line off?
+        shifted = [_evaluate(image, _translate(fit.H, v), model) for v in _lattice_shifts(model)]
+        best = max(shifted, key=lambda f: f.support)
+        if best.support <= fit.support + 0.02:
+            break
+        fit = _evaluate(image, _refine(image, best.H, model, [3.0, 3.0]), model)
+    return fit
+
+
+def accept(fit: GridFit) -> str | None:
+    """Why a fit is not a board (``None`` when it is)."""
+    if fit.visible < MIN_VISIBLE:
+        return f"board not found: only {fit.visible:.0%} of the board is in the picture"
+    if fit.support < MIN_SUPPORT:
+        return f"board not found: the grid lines are not where a board's would be ({fit.support:.0%} seen)"
+    if fit.coverage < 3:
+        return "board not found: grid lines seen on only part of the board"
+    return None
+
+
+# --------------------------------------------------------------------------- outline
+
+def _signed_area(poly: np.ndarray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def _intersect(p1, p2, q1, q2) -> np.ndarray | None:
+    a = np.cross(np.append(p1, 1), np.append(p2, 1))
+    b = np.cross(np.append(q1, 1), np.append(q2, 1))
+    x = np.cross(a, b)
+    return None if abs(x[2]) < 1e-9 else x[:2] / x[2]
+
+
+def fit_polygon(hull: np.ndarray, n: int) -> np.ndarray | None:
+    """An n-gon approximating a convex hull (K x 2): corners found or recovered by extending sides."""
+    peri = cv2.arcLength(hull.astype(np.float32), True)
+    poly = None
+    for eps in np.geomspace(0.004, 0.08, 14):
+        approx = cv2.approxPolyDP(hull.astype(np.float32), eps * peri, True).reshape(-1, 2).astype(float)
+        if len(approx) < n:
+            break
+        poly = approx
+        if len(approx) == n:
+            break
+    if poly is None:
+        return None
+    while len(poly) > n:  # drop the shortest side, meeting its neighbours where they cross
+        lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+        poly = np.roll(poly, -int(np.argmin(lengths)), axis=0)  # shortest side: poly[0] - poly[1]
+        p = _intersect(poly[-1], poly[0], poly[1], poly[2])
+        if p is None:
+            return None
+        poly = np.vstack([p, poly[2:]])
+    return poly
+
+
+def outline_candidates(image: np.ndarray, n: int, limit: int = 12) -> list[np.ndarray]:
+    """Convex n-gons (full-resolution px, clockwise in the image) that may be the printed border.
+
+    Largest first; near-duplicates removed."""
+    h, w = image.shape[:2]
+    scale = min(1.0, OUTLINE_WIDTH / w)
+    small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    chans = cv2.split(small) if small.ndim == 3 else [small]
+    edges = np.zeros(small.shape[:2], np.uint8)
+    for ch in chans:
+        med = float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4
+        edges |= cv2.Canny(ch, 2.0 * med, 5.0 * med, L2gradient=True)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    area_img = small.shape[0] * small.shape[1]
+    found: list[tuple[float, np.ndarray]] = []
+    for c in contours:
+        if len(c) < n:
+            continue
+        hull = cv2.convexHull(c).reshape(-1, 2)
+        area = cv2.contourArea(hull)
+        if not 0.01 * area_img <= area <= 0.95 * area_img:
+            continue
+        poly = fit_polygon(hull, n)
+        if poly is None or not cv2.isContourConvex(poly.astype(np.float32)):
+            continue
+        if abs(_signed_area(poly)) < 0.7 * area:
+            continue
+        if _signed_area(poly) > 0:
+            poly = poly[::-1]
+        poly = poly / scale
+        if any(np.abs(poly[:, None] - q[None]).max(axis=2).min(axis=1).max() < 6 for _, q in found):
+            continue
+        found.append((area, poly))
+    found.sort(key=lambda t: -t[0])
+    return [p for _, p in found[:limit]]
+
+
+# --------------------------------------------------------------------------- pose
+
+def focal_from_homography(H: np.ndarray, principal: tuple[float, float]) -> float | None:
+    """Focal length (px) implied by a plane's homography with square pixels and a known
+    principal point; ``None`` where the view is too square-on to tell."""
+    T = np.array([[1, 0, -principal[0]], [0, 1, -principal[1]], [0, 0, 1.0]])
+    Hc = T @ H
+    Hc = Hc / np.linalg.norm(Hc[:, 0])
+    (a1, b1, c1), (a2, b2, c2) = Hc[:, 0], Hc[:, 1]
+    A = np.array([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2])
+    C = np.array([c1 * c2, c1 * c1 - c2 * c2])
+    if float(A @ A) < 1e-18:
+        return None
+    u = -float(A @ C) / float(A @ A)
+    if u <= 0:
+        return None
+    return 1.0 / math.sqrt(u)
+
+
+def _camera_for(H: np.ndarray, image_size: tuple[int, int], model: BoardModel) -> CameraModel:
+    """The default camera: focal length from the board's perspective when the view is oblique."""
+    default = CameraModel.from_fov(image_size, 60.0)
+    f = focal_from_homography(H, (default.K[0, 2], default.K[1, 2]))
+    if f is None:
+        return default
+    cam = CameraModel(np.array([[f, 0, default.K[0, 2]], [0, f, default.K[1, 2]], [0, 0, 1]]), np.zeros(5), image_size)
+    hfov = math.degrees(2 * math.atan(image_size[0] / 2 / f))
+    if not 20 <= hfov <= 120:
+        return default
+    # Trust it only where the board is clearly tilted (f is unobservable square-on).
+    pose = _pose_from_points(model.keypoints, _apply(H, model.keypoints), cam, model)
+    if pose is None or pose.elevation_deg() > 75:
+        return default
+    return cam
+
+
+def _pose_from_points(obj_mm: np.ndarray, img_px: np.ndarray, camera: CameraModel, model: BoardModel,
+                      spec: BoardSpec = DEFAULT_SPEC) -> BoardPose | None:
+    """Pose from matched board points and *undistorted* pixels: RANSAC, then Levenberg-Marquardt."""
+    obj = np.hstack([obj_mm, np.zeros((len(obj_mm), 1))]).astype(np.float64)
+    img = img_px.astype(np.float64).reshape(-1, 1, 2)
+    ok, rvec, tvec = cv2.solvePnP(obj, img, camera.K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        return None
+    ok, rvec, tvec, inl = cv2.solvePnPRansac(obj, img, camera.K, None, rvec, tvec, useExtrinsicGuess=True,
+                                             reprojectionError=3.0, iterationsCount=100)
+    if not ok or inl is None or len(inl) < 6:
+        return None
+    rvec, tvec = cv2.solvePnPRefineLM(obj[inl.ravel()], img[inl.ravel()], camera.K, None, rvec, tvec)
+    return BoardPose(camera, rvec.ravel(), tvec.ravel(), model.kind, spec)
+
+
+def _keypoints_from_lines(fit: GridFit, model: BoardModel) -> tuple[np.ndarray, np.ndarray]:
+    """Keypoints where two independently fitted image lines cross: (board mm, px)."""
+    img_lines: dict[int, np.ndarray] = {}
+    for li in range(len(model.lines)):
+        o = fit.observations[(model.sample_line == li) & np.isfinite(fit.observations[:, 0])]
+        if len(o) >= 4:
+            vx, vy, x0, y0 = cv2.fitLine(o.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+            img_lines[li] = np.array([-vy, vx, vy * x0 - vx * y0])
+    obj, img = [], []
+    for k, (i, j) in zip(model.keypoints, model.keypoint_lines):
+        if i in img_lines and j in img_lines:
+            x = np.cross(img_lines[i], img_lines[j])
+            if abs(x[2]) > 1e-9:
+                obj.append(k)
+                img.append(x[:2] / x[2])
+    return np.array(obj).reshape(-1, 2), np.array(img).reshape(-1, 2)
+
+
+def pose_from_fit(fit: GridFit, model: BoardModel, camera: CameraModel | None, image_size: tuple[int, int],
+                  spec: BoardSpec = DEFAULT_SPEC) -> BoardPose:
+    """The metric pose of a verified grid fit (in the fit's arbitrary one-of-N orientation)."""
+    cam_undist = (CameraModel(camera.K, np.zeros(5), image_size) if camera is not None
+                  else _camera_for(fit.H, image_size, model))
+    obj, img = _keypoints_from_lines(fit, model)
+    if len(obj) < 8:  # too few crossings seen: use the grid homography's keypoints
+        obj, img = model.keypoints, _apply(fit.H, model.keypoints)
+    pose = _pose_from_points(obj, img, cam_undist, model, spec)
+    if pose is None:
+        raise BoardNotFound("board not found: no consistent pose for the grid")
+    final_cam = camera if camera is not None else cam_undist
+    return BoardPose(final_cam, pose.rvec, pose.tvec, model.kind, spec)
+
+
+# --------------------------------------------------------------------------- orientation
+
+def rotated(pose: BoardPose, quarter: int, symmetry: int) -> BoardPose:
+    """The same pose with the board frame turned by ``quarter`` steps of 360/symmetry degrees."""
+    a = 2 * math.pi * quarter / symmetry
+    Rz = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    R, _ = cv2.Rodrigues(pose.rvec)
+    rvec, _ = cv2.Rodrigues(R @ Rz)
+    return BoardPose(pose.camera, rvec.ravel(), pose.tvec, pose.kind, pose.spec)
+
+
+def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: np.ndarray | None = None,
+           start: tuple[Geometry, Mapping[str, str]] | None = None) -> BoardPose:
+    """Turn the board frame so that White's side is where ``white_side`` (or the pieces) say."""
+    if white_side not in WHITE_SIDES:
+        raise ValueError(f"white side must be one of {', '.join(WHITE_SIDES)}, not {white_side!r}")
+    options = [rotated(pose, k, model.symmetry) for k in range(model.symmetry)]
+    if start is not None and image is not None:
+        by_pieces = _orient_by_pieces(options, image, *start)
+        if by_pieces is not None:
+            return by_pieces
+    mids = [p.project(model.white_edge[None])[0] for p in options]
+    centre = pose.project(np.zeros((1, 2)))[0]
+    if white_side in ("left", "right"):
+        sign = -1 if white_side == "left" else 1
+        return options[int(np.argmax([sign * (m[0] - centre[0]) for m in mids]))]
+    dist = np.array([np.linalg.norm(_to_camera(p, model.white_edge)) for p in options])
+    sign = 1 if white_side == "near" else -1
+    if np.ptp(dist) > 0.01 * dist.mean():  # the camera is clearly nearer some edges
+        return options[int(np.argmin(sign * dist))]
+    return options[int(np.argmax([sign * (m[1] - centre[1]) for m in mids]))]  # from above: image bottom
+
+
+def _to_camera(pose: BoardPose, xy: np.ndarray) -> np.ndarray:
+    R, _ = cv2.Rodrigues(pose.rvec)
+    return R @ np.array([xy[0], xy[1], 0.0]) + pose.tvec
+
+
+def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geometry,
+                      stacks: Mapping[str, str]) -> BoardPose | None:
+    """The option under which the known white tops look lighter than the black ones, if decisive."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    pos = geometry.positions_mm(options[0].spec)
+    tops = [(pos[n], len(s), s[-1]) for n, s in stacks.items() if s and s[-1] in "wb" and n in pos]
+    if not any(t == "w" for *_, t in tops) or not any(t == "b" for *_, t in tops):
+        return None
+    scores = []
+    h = options[0].spec.piece_height_mm
+    for p in options:
+        xyz = np.array([[x, y, n * h] for (x, y), n, _ in tops])
+        px = p.project(xyz)
+        v = cv2.remap(cv2.GaussianBlur(gray, (5, 5), 0), px[:, 0:1].astype(np.float32),
+                      px[:, 1:2].astype(np.float32), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()
+        white = np.array([t == "w" for *_, t in tops])
+        scores.append(float(np.median(v[white]) - np.median(v[~white])))
+    order = np.argsort(scores)[::-1]
+    best, second = scores[order[0]], scores[order[1]]
+    if best > 40 and best - max(second, 0) > 30:
+        return options[int(order[0])]
+    return None
+
+
+# --------------------------------------------------------------------------- entry points
+
+def undistort(image: np.ndarray, camera: CameraModel | None) -> np.ndarray:
+    """The frame with lens distortion removed (same K), or the frame itself if there is none."""
+    if camera is None or not np.any(camera.dist):
+        return image
+    return cv2.undistort(image, camera.K, camera.dist)
+
+
+def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
+              outline: np.ndarray | None = None) -> GridFit:
+    """The best verified grid fit in an (undistorted) frame; ``BoardNotFound`` if none.
+
+    ``outline``: the border's corners in the image (clockwise), to skip the outline search."""
+    if image is None or image.size == 0:
+        raise BoardNotFound("board not found: empty image")
+    model = board_model(kind, spec)
+    candidates = [np.asarray(outline, float)] if outline is not None else outline_candidates(image, model.symmetry)
+    if not candidates:
+        raise BoardNotFound(f"board not found: no {'hexagonal' if kind == 'hex' else 'square'} outline in the picture")
+    best: GridFit | None = None
+    reason = "board not found"
+    for poly in candidates:
+        H0, _ = cv2.findHomography(model.outline, poly)
+        if H0 is None:
+            continue
+        try:
+            fit = lock_on(image, H0, model)
+        except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
+            continue
+        why = accept(fit)
+        if why is None and (best is None or fit.support > best.support):
+            best = fit
+            if fit.support > 0.7:
+                break
+        elif why is not None and best is None:
+            reason = why
+    if best is None:
+        raise BoardNotFound(reason)
+    return best
+
+
+def find_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,
+               spec: BoardSpec = DEFAULT_SPEC, white_side: str = "near",
+               start: tuple[Geometry, Mapping[str, str]] | None = None,
+               outline: np.ndarray | None = None) -> BoardPose:
+    """The board's pose in a BGR frame, White's side chosen as described in the module docstring.
+
+    Raises :class:`BoardNotFound` (a ``ValueError``) with a one-line reason when there is
+    no board of this kind, or it is not fully in view, or the evidence is not conclusive."""
+    if image is None or image.ndim not in (2, 3) or image.size == 0:
+        raise BoardNotFound("board not found: empty image")
+    size = (image.shape[1], image.shape[0])
+    if camera is not None and camera.image_size != size:
+        camera = camera.scaled(size)
+    flat = undistort(image, camera)
+    model = board_model(kind, spec)
+    fit = find_grid(flat, kind, spec, outline)
+    pose = pose_from_fit(fit, model, camera, size, spec)
+    return orient(pose, model, white_side, image, start)
