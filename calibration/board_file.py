@@ -112,8 +112,8 @@ def load_calibration(path: str | Path, kind: BoardKind | None = None,
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        at_end = e.pos >= len(text.rstrip())
-        what = "truncated" if at_end else "corrupt"
+        unclosed = text.count("{") + text.count("[") > text.count("}") + text.count("]")
+        what = "truncated" if unclosed or e.pos >= len(text.rstrip()) else "corrupt"
         raise CalibrationFileError(f"{path}: calibration file is {what} (invalid JSON at line {e.lineno}, "
                                    f"column {e.colno}): recalibrate the board") from None
     try:

@@ -17,6 +17,7 @@ Pattern(kind='chessboard', cols=9, rows=6, dictionary='DICT_4X4_50')
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,22 @@ class IntrinsicsResult:
                 "used": list(self.used), "rejected": list(self.rejected)}
 
 
+def read_image(path: str | Path, grey: bool = False) -> np.ndarray:
+    """An image file as a BGR (or grey) uint8 array; ``ValueError`` naming the file otherwise.
+
+    Decoded from the bytes so that OpenCV prints no warnings of its own."""
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such image") from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror})") from None
+    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise ValueError(f"{path}: not a readable image")
+    return image
+
+
 def charuco_board(pattern: Pattern, square_mm: float, marker_mm: float) -> "cv2.aruco.CharucoBoard":
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, pattern.dictionary))
     return cv2.aruco.CharucoBoard((pattern.cols, pattern.rows), square_mm, marker_mm, dictionary)
@@ -106,9 +123,7 @@ def calibrate_camera(images: Sequence[str | Path], pattern: Pattern, square_mm: 
     obj_pts, img_pts, used, rejected = [], [], [], []
     size: tuple[int, int] | None = None
     for path in images:
-        gray = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-        if gray is None:
-            raise ValueError(f"{path}: not a readable image")
+        gray = read_image(path, grey=True)
         this = (gray.shape[1], gray.shape[0])
         if size is not None and this != size:
             raise ValueError(f"{path}: image size {this[0]}x{this[1]} differs from {size[0]}x{size[1]}")
@@ -128,3 +143,24 @@ def calibrate_camera(images: Sequence[str | Path], pattern: Pattern, square_mm: 
     rms, K, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, K0, None,
                                              flags=cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_USE_INTRINSIC_GUESS)
     return IntrinsicsResult(CameraModel(K, dist.ravel(), size), float(rms), tuple(used), tuple(rejected))
+
+
+def save_camera(result: IntrinsicsResult, path: str | Path) -> None:
+    """Write the fitted camera as JSON (the ``--json`` output); :func:`load_camera` reads it."""
+    Path(path).write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+
+def load_camera(path: str | Path) -> CameraModel:
+    """A camera file written by ``tacticblue calibrate camera -o``; ``ValueError`` with the reason."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such camera file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: not a readable camera file ({e})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a camera file (expected a JSON object with K, dist, image_size)")
+    try:
+        return CameraModel.from_dict(data)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None

@@ -121,7 +121,7 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     if prof.ndim == 2:
         prof = prof[:, :, None]
     d = prof[:, 2:] - prof[:, :-2]
-    mag = np.sqrt((d * d).sum(axis=2))
+    mag = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
     mag = 0.25 * mag[:, :-2] + 0.5 * mag[:, 1:-1] + 0.25 * mag[:, 2:]  # t = -R .. R
     coarse = cv2.filter2D(mag, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
     k = R - r + np.argmax(coarse[:, R - r:R + r + 1], axis=1)  # index of the strongest blob
@@ -295,6 +295,17 @@ def fit_polygon(hull: np.ndarray, n: int) -> np.ndarray | None:
     return poly
 
 
+def clockwise(corners: np.ndarray) -> np.ndarray:
+    """Corners (N x 2 px, any order) sorted around their centre the way the finder expects.
+
+    (Clockwise on screen, i.e. negative signed area in pixel coordinates: the board's
+    counter-clockwise border seen from above.)"""
+    pts = np.asarray(corners, float).reshape(-1, 2)
+    c = pts.mean(axis=0)
+    pts = pts[np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))]
+    return pts[::-1] if _signed_area(pts) > 0 else pts
+
+
 def outline_candidates(image: np.ndarray, n: int, limit: int = 12) -> list[np.ndarray]:
     """Convex n-gons (full-resolution px, clockwise in the image) that may be the printed border.
 
@@ -431,25 +442,28 @@ def rotated(pose: BoardPose, quarter: int, symmetry: int) -> BoardPose:
 
 
 def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: np.ndarray | None = None,
-           start: tuple[Geometry, Mapping[str, str]] | None = None) -> BoardPose:
-    """Turn the board frame so that White's side is where ``white_side`` (or the pieces) say."""
+           start: tuple[Geometry, Mapping[str, str]] | None = None) -> tuple[BoardPose, str]:
+    """Turn the board frame so that White's side is where the pieces or ``white_side`` say.
+
+    Returns the pose and what decided it: ``"pieces"`` or ``"white-side"``."""
     if white_side not in WHITE_SIDES:
         raise ValueError(f"white side must be one of {', '.join(WHITE_SIDES)}, not {white_side!r}")
     options = [rotated(pose, k, model.symmetry) for k in range(model.symmetry)]
     if start is not None and image is not None:
         by_pieces = _orient_by_pieces(options, image, *start)
         if by_pieces is not None:
-            return by_pieces
+            return by_pieces, "pieces"
     mids = [p.project(model.white_edge[None])[0] for p in options]
     centre = pose.project(np.zeros((1, 2)))[0]
     if white_side in ("left", "right"):
         sign = -1 if white_side == "left" else 1
-        return options[int(np.argmax([sign * (m[0] - centre[0]) for m in mids]))]
+        return options[int(np.argmax([sign * (m[0] - centre[0]) for m in mids]))], "white-side"
     dist = np.array([np.linalg.norm(_to_camera(p, model.white_edge)) for p in options])
     sign = 1 if white_side == "near" else -1
     if np.ptp(dist) > 0.01 * dist.mean():  # the camera is clearly nearer some edges
-        return options[int(np.argmin(sign * dist))]
-    return options[int(np.argmax([sign * (m[1] - centre[1]) for m in mids]))]  # from above: image bottom
+        return options[int(np.argmin(sign * dist))], "white-side"
+    # Straight from above every edge is as near: take the one lowest (highest) in the image.
+    return options[int(np.argmax([sign * (m[1] - centre[1]) for m in mids]))], "white-side"
 
 
 def _to_camera(pose: BoardPose, xy: np.ndarray) -> np.ndarray:
@@ -523,21 +537,64 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
     return best
 
 
-def find_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,
-               spec: BoardSpec = DEFAULT_SPEC, white_side: str = "near",
-               start: tuple[Geometry, Mapping[str, str]] | None = None,
-               outline: np.ndarray | None = None) -> BoardPose:
-    """The board's pose in a BGR frame, White's side chosen as described in the module docstring.
+def outline_pose(image: np.ndarray, kind: BoardKind, corners: np.ndarray, camera: CameraModel | None = None,
+                 white_side: str = "near", spec: BoardSpec = DEFAULT_SPEC) -> BoardPose:
+    """The pose from the border's corners alone (the manual fallback when the grid cannot be seen)."""
+    size = (image.shape[1], image.shape[0])
+    if camera is not None and camera.image_size != size:
+        camera = camera.scaled(size)
+    model = board_model(kind, spec)
+    corners = clockwise(corners)
+    if camera is not None and np.any(camera.dist):
+        corners = cv2.undistortPoints(corners.reshape(-1, 1, 2), camera.K, camera.dist, P=camera.K).reshape(-1, 2)
+    H, _ = cv2.findHomography(model.outline, corners)
+    if H is None:
+        raise BoardNotFound("board not found: the given corners do not form a board outline")
+    cam = (CameraModel(camera.K, np.zeros(5), size) if camera is not None else _camera_for(H, size, model))
+    pose = _pose_from_points(model.keypoints, _apply(H, model.keypoints), cam, model, spec)
+    if pose is None:
+        raise BoardNotFound("board not found: the given corners do not form a board outline")
+    return orient(BoardPose(camera or cam, pose.rvec, pose.tvec, kind, spec), model, white_side)[0]
 
-    Raises :class:`BoardNotFound` (a ``ValueError``) with a one-line reason when there is
-    no board of this kind, or it is not fully in view, or the evidence is not conclusive."""
+
+@dataclass(frozen=True)
+class FoundBoard:
+    """A board found in a frame: its pose, the grid evidence and what set White's side."""
+
+    pose: BoardPose
+    fit: GridFit
+    orientation: str
+    """``"pieces"`` (the known position decided) or ``"white-side"`` (the rule decided)."""
+
+
+def locate_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,
+                 spec: BoardSpec = DEFAULT_SPEC, white_side: str = "near",
+                 start: tuple[Geometry, Mapping[str, str]] | None = None,
+                 outline: np.ndarray | None = None) -> FoundBoard:
+    """:func:`find_board` with the evidence: grid support and how White's side was chosen."""
     if image is None or image.ndim not in (2, 3) or image.size == 0:
         raise BoardNotFound("board not found: empty image")
+    if white_side not in WHITE_SIDES:
+        raise ValueError(f"white side must be one of {', '.join(WHITE_SIDES)}, not {white_side!r}")
     size = (image.shape[1], image.shape[0])
     if camera is not None and camera.image_size != size:
         camera = camera.scaled(size)
     flat = undistort(image, camera)
     model = board_model(kind, spec)
     fit = find_grid(flat, kind, spec, outline)
-    pose = pose_from_fit(fit, model, camera, size, spec)
-    return orient(pose, model, white_side, image, start)
+    pose, how = orient(pose_from_fit(fit, model, camera, size, spec), model, white_side, image, start)
+    return FoundBoard(pose, fit, how)
+
+
+def find_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,
+               spec: BoardSpec = DEFAULT_SPEC, white_side: str = "near",
+               start: tuple[Geometry, Mapping[str, str]] | None = None,
+               outline: np.ndarray | None = None) -> BoardPose:
+    """The board's pose in a BGR frame, White's side chosen as described in the module docstring.
+
+    ``start``: a position known to be on the board (geometry, point -> stack), e.g. the
+    game's start position, to read White's side from the pieces.  ``outline``: the
+    border's corners in the image, given by the user, to skip the outline search.
+    Raises :class:`BoardNotFound` (a ``ValueError``) with a one-line reason when there is
+    no board of this kind, or it is not fully in view, or the evidence is not conclusive."""
+    return locate_board(image, kind, camera, spec=spec, white_side=white_side, start=start, outline=outline).pose
