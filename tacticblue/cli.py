@@ -18,6 +18,7 @@ from tacticblue.commands import CLIError
 
 COMMAND_MODULES: tuple[str, ...] = (
     "rules",
+    "scenes",
     "calibrate",
 )
 
