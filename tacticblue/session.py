@@ -1,0 +1,369 @@
+"""The live session: frames in, referee events out, independent of any screen.
+
+One loop serves a camera, a video, a folder of frames and a log of observations::
+
+    session = Session(new_game("accasta"), reader, journal=journal)
+    for frame in source:
+        for event in session.feed(frame.image, frame.t):
+            reporter.show(event)
+
+:meth:`Session.feed` reads a frame only when the picture is still and no hand is in
+view (:class:`~tacticblue.stillness.StillnessDetector` plus the reader's hand check),
+and takes a new board only after :attr:`Session.confirm_reads` identical reads in a
+row, so a half-made move is never taken for a turn.  A settled board goes to the
+referee, :meth:`Session.settled`, which infers the turn with
+:class:`rules.infer.GameState` and answers with :class:`Event` s:
+
+``turn``       a turn is final (journaled, flushed and synced to disk *before* it is announced);
+``partial``    a turn in progress (an Accasta turn that may go on, a capture half carried out);
+``ambiguous``  several turns fit: the candidates, confirm one with :meth:`confirm`;
+``illegal``    what was wrong and what to put back (nothing is recorded);
+``takeback``   the board went back to an earlier position, or :meth:`undo` was asked for;
+``end``        the game is over, with its result;
+``info``       everything else worth telling: the board re-found, the camera gone, a resume.
+
+Times ``t`` are seconds of the source (video time for recordings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Protocol
+
+import numpy as np
+
+from rules import Board
+from rules.base import COLOUR_NAMES
+from rules.infer import GameState, Inference, Observation
+from tacticblue.journal import Journal
+from tacticblue.stillness import StillnessDetector
+
+EVENT_KINDS = ("turn", "illegal", "partial", "ambiguous", "takeback", "end", "info")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing to tell the players.  ``turn`` is the turn's notation where there is one."""
+
+    t: float
+    event: str
+    message: str
+    turn: str | None = None
+    ply: int | None = None
+    """The number of turns played after this event."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """Extras for screens: ``candidates``, ``put_back`` (point -> stack), ``targets``, ``result``."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"t": round(self.t, 3), "event": self.event, "turn": self.turn, "message": self.message,
+                "ply": self.ply, **self.data}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a reader saw in one frame: the stacks, or ``None`` with a hand in view or no board."""
+
+    observation: Observation | None
+    hand: bool = False
+    status: str = "steady"
+    """The board pose: ``steady``, ``moved`` (re-found after a bump) or ``lost``."""
+    overlay: Any = None
+    """Whatever the window may draw for this reading (the board pose), or ``None``."""
+
+
+class BoardReader(Protocol):
+    """Reads one frame: board pose, hand check and every point's stack."""
+
+    def read(self, image: np.ndarray) -> Reading: ...
+
+
+class Session:
+    """A game refereed from settled observations (see the module docstring)."""
+
+    def __init__(self, board: Board[Any], reader: BoardReader | None = None, *, journal: Journal | None = None,
+                 stillness: StillnessDetector | None = None, confirm_reads: int = 2, teach: bool = False) -> None:
+        self.state = GameState(board)
+        self.reader = reader
+        self.journal = journal
+        self.stillness = stillness or StillnessDetector(settle_s=0.3)
+        self.confirm_reads = confirm_reads
+        self.teach = teach
+        self.notations: list[str] = _notations(board)
+        """The turns played, in the game's notation."""
+        self.last: Event | None = None
+        """The last event other than ``info`` (what the screen shows as the current message)."""
+        self.reading: Reading | None = None
+        """The last reading of a frame (for the window's drawing)."""
+        self.observation: Observation | None = None
+        """The last settled observation."""
+        self._reads: list[Observation] = []
+        self._read_this_stillness = False
+        self._settled_key: Any = None
+        self._ambiguous: Inference | None = None
+        self._pending_shown: Any = None
+        self._ended = board.outcome() is not None
+        self._pose_status = "steady"
+
+    # --- frames ------------------------------------------------------------------------------
+
+    @property
+    def board(self) -> Board[Any]:
+        return self.state.board
+
+    def feed(self, image: np.ndarray, t: float) -> list[Event]:
+        """One camera frame at time ``t``: read it if the board has settled, referee what changed.
+
+        Frames are read only while the picture is still, and only until one board has
+        been read :attr:`confirm_reads` times in a row: then nothing is read until the
+        picture moves again, so a game of long thinking costs one frame difference per frame."""
+        if not self.stillness.update(image, t):
+            self._reads.clear()
+            self._read_this_stillness = False
+            return []
+        if self._read_this_stillness:
+            return []
+        assert self.reader is not None, "a session fed with frames needs a reader"
+        reading = self.reader.read(image)
+        self.reading = reading
+        events = []
+        if reading.status != self._pose_status:
+            if reading.status == "moved":
+                events.append(self._info(t, "the board was moved: found it again, the game goes on"))
+            elif reading.status == "lost":
+                events.append(self._info(t, "the board is not in view: the game is kept, point the camera at it"))
+            self._pose_status = "steady" if reading.status == "moved" else reading.status
+        if reading.hand or reading.observation is None:
+            self._reads.clear()
+            return events
+        if self._reads and self._reads[-1].points != reading.observation.points:
+            self._reads.clear()  # still changing (a misread, a piece settling): start over
+        self._reads.append(reading.observation)
+        if len(self._reads) < self.confirm_reads:
+            return events
+        self._reads.clear()
+        self._read_this_stillness = True
+        return events + self.settled(reading.observation, t)
+
+    # --- the referee --------------------------------------------------------------------------
+
+    def settled(self, observation: Observation, t: float) -> list[Event]:
+        """Referee one settled board: infer, apply, journal, and say what happened."""
+        key = tuple(sorted(observation.points.items()))
+        if key == self._settled_key:
+            return []
+        self._settled_key = key
+        self.observation = observation
+        if self._ended:
+            return []
+        before_ply = self.board.ply
+        result = self.state.update(observation)
+        return self._apply(result, before_ply, t)
+
+    def _apply(self, result: Inference, before_ply: int, t: float) -> list[Event]:
+        events: list[Event] = []
+        kind = result.kind
+        if kind == "restored":
+            events += self._record_takeback(before_ply, t, result.message)
+        else:
+            events += self._record_new_turns(t, result)
+        if kind in ("turn", "unchanged") and self.state.pending is not None:
+            if self.state.pending != self._pending_shown:
+                self._pending_shown = self.state.pending
+                note = self.board.turn_notation(self.state.pending)
+                events.append(self._event(t, "partial", f"{self._mover()} is playing {note}; the turn may go on "
+                                          "(make the next move, or say 'turn done')", note))
+        elif kind == "partial":
+            data: dict[str, Any] = {"candidates": [c.notation for c in result.candidates]}
+            if self.teach:
+                data["targets"] = _targets(self.board, result)
+            events.append(self._event(t, "partial", result.message, result.notation, data))
+        elif kind == "ambiguous":
+            self._ambiguous = result
+            cands = [c.notation for c in result.candidates]
+            events.append(self._event(t, "ambiguous", result.message + " (confirm one: "
+                                      + ", ".join(f"{n + 1}={c}" for n, c in enumerate(cands)) + ")",
+                                      None, {"candidates": cands}))
+        elif kind == "illegal":
+            events.append(self._illegal(result, t))
+        if kind != "ambiguous":
+            self._ambiguous = None
+        return events + self._check_end(t)
+
+    def _illegal(self, result: Inference, t: float) -> Event:
+        expected = self.state.visible_now()
+        names = self.board.geometry.names
+        seen = self.observation.points if self.observation else {}
+        put_back = {names[i]: s for i, s in enumerate(expected)
+                    if names[i] in seen and not self.board.stack_fits(s, seen[names[i]])}
+        where = ", ".join(f"{p} {s or 'empty'}" for p, s in put_back.items())
+        message = f"illegal: {result.message}"
+        if where:
+            message += f". Put back: {where}"
+        data: dict[str, Any] = {"put_back": put_back, "nearest": [c.notation for c in result.candidates]}
+        return self._event(t, "illegal", message, None, data)
+
+    def _record_new_turns(self, t: float, result: Inference | None = None) -> list[Event]:
+        """Journal and announce every turn the game state played since the last call."""
+        events = []
+        stack = self.board.move_stack
+        replay = self.board.copy()
+        for _ in range(len(stack) - len(self.notations)):
+            replay.pop()
+        for turn in stack[len(self.notations):]:
+            note = replay.turn_notation(turn)
+            mover = COLOUR_NAMES[replay.turn]
+            replay.push(turn)
+            if self.journal is not None:
+                self.journal.turn(replay.ply, note, t)  # on disk before anyone hears of it
+            self.notations.append(note)
+            message = f"{mover} played {note}"
+            if not any(turn_changes(replay, turn)):
+                message = f"{mover} passed"
+            events.append(self._event(t, "turn", message, note))
+        if events:
+            self._pending_shown = None
+        return events
+
+    def _record_takeback(self, before_ply: int, t: float, why: str) -> list[Event]:
+        undone = self.notations[self.board.ply:]
+        for ply in range(before_ply, self.board.ply, -1):
+            if self.journal is not None:
+                self.journal.undo(ply, t)
+        del self.notations[self.board.ply:]
+        self._pending_shown = None
+        if not undone:
+            return [self._event(t, "takeback", f"the unfinished turn was taken back", None)]
+        return [self._event(t, "takeback", f"taken back: {' '.join(undone)} ({why})", undone[-1],
+                            {"undone": undone})]
+
+    def _check_end(self, t: float) -> list[Event]:
+        if self._ended:
+            return []
+        outcome = self.board.outcome()
+        if outcome is None:
+            return []
+        self._ended = True
+        result = outcome.to_json()
+        if self.journal is not None:
+            self.journal.end(result)
+        return [self._event(t, "end", f"game over: {outcome.reason}", None, {"result": result})]
+
+    # --- the players' controls --------------------------------------------------------------------
+
+    def turn_done(self, t: float) -> list[Event]:
+        """The players say the turn in progress is finished."""
+        before = self.board.ply
+        if self.state.pending is None and self.observation is not None and not self._ended:
+            return self._apply(self.state.update(self.observation, done=True), before, t)
+        self.state.turn_done()
+        events = self._record_new_turns(t)
+        return events + self._check_end(t) if events else [self._info(t, "no turn in progress")]
+
+    def undo(self, t: float) -> list[Event]:
+        """Take back the last turn (the players put the board back as it was)."""
+        if self.state.pending is not None:
+            self.state.pending = None
+            self._pending_shown = None
+            return [self._event(t, "takeback", "the unfinished turn was taken back: put the pieces back")]
+        if not self.board.move_stack:
+            return [self._info(t, "nothing to take back")]
+        before = self.board.ply
+        self.state.push([])  # clears the cached history
+        self.board.pop()
+        self._ended = self.board.outcome() is not None
+        self._settled_key = None
+        return self._record_takeback(before, t, "undo")
+
+    def pass_turn(self, t: float) -> list[Event]:
+        """The player to move passes (where the rules allow it)."""
+        passes = [turn for turn in self.board.legal_turns() if not any(turn_changes(self.board, turn))]
+        if not passes or self._ended:
+            return [self._info(t, f"{self._mover()} may not pass here")]
+        self.state.turn_done()
+        self.state.push([passes[0]])
+        return self._record_new_turns(t) + self._check_end(t)
+
+    def confirm(self, choice: int, t: float) -> list[Event]:
+        """Choose candidate ``choice`` (1-based) of the last ambiguous board."""
+        amb = self._ambiguous
+        if amb is None or not 1 <= choice <= len(amb.candidates):
+            return [self._info(t, "no such candidate to confirm")]
+        self.state.turn_done()
+        self.state.push(amb.candidates[choice - 1].turns)
+        self._ambiguous = None
+        return self._record_new_turns(t) + self._check_end(t)
+
+    def command(self, text: str, t: float) -> list[Event]:
+        """A keyboard command: ``d``/``done``, ``u``/``undo``, ``p``/``pass``, a digit to confirm."""
+        word = text.strip().lower()
+        if word in ("d", "done", "turn done", " "):
+            return self.turn_done(t)
+        if word in ("u", "undo"):
+            return self.undo(t)
+        if word in ("p", "pass"):
+            return self.pass_turn(t)
+        if word.isdigit():
+            return self.confirm(int(word), t)
+        return [self._info(t, f"unknown command {text.strip()!r}: d = turn done, u = undo, p = pass, 1-9 = confirm")]
+
+    def finish(self, t: float, why: str, confirm_pending: bool) -> list[Event]:
+        """The source ended: keep the game, confirm a turn left pending if asked, and say so."""
+        events = []
+        if confirm_pending and self.state.pending is not None:
+            self.state.turn_done()
+            events += self._record_new_turns(t) + self._check_end(t)
+        state = "the game is over" if self._ended else f"the game is kept after {len(self.notations)} turns"
+        return events + [self._info(t, f"{why}: {state}")]
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _mover(self) -> str:
+        return COLOUR_NAMES[self.board.turn]
+
+    def _event(self, t: float, kind: str, message: str, turn: str | None = None,
+               data: dict[str, Any] | None = None) -> Event:
+        event = Event(t, kind, message, turn, self.board.ply, data or {})
+        self.last = event
+        return event
+
+    def _info(self, t: float, message: str) -> Event:
+        return Event(t, "info", message, None, self.board.ply)
+
+
+def turn_changes(board_after: Board[Any], turn: Any) -> Iterable[str]:
+    """The points where the board after ``turn`` differs from before (empty for a pass)."""
+    after = list(board_after.stacks)
+    popped = board_after.pop()
+    try:
+        before = list(board_after.stacks)
+    finally:
+        board_after.push(popped)
+    return [n for n, a, b in zip(board_after.geometry.names, after, before) if a != b]
+
+
+def _targets(board: Board[Any], result: Inference) -> list[str]:
+    """Teaching mode: where the pieces lifted in a partial turn may go (the points the
+    candidate turns add pieces to)."""
+    out: set[str] = set()
+    for cand in result.candidates:
+        board.push(cand.turns[-1])
+        try:
+            after = dict(zip(board.geometry.names, board.stacks))
+        finally:
+            board.pop()
+        for name, stack in after.items():
+            if len(stack) > len(board[name]):
+                out.add(name)
+    return sorted(out)
+
+
+def _notations(board: Board[Any]) -> list[str]:
+    replay = board.copy()
+    stack = list(replay.move_stack)
+    for _ in stack:
+        replay.pop()
+    out = []
+    for turn in stack:
+        out.append(replay.turn_notation(turn))
+        replay.push(turn)
+    return out
