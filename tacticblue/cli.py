@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "panel",
     "scenes",
     "calibrate",
+    "live",
 )
 
 

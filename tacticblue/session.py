@@ -4,7 +4,7 @@ One loop serves a camera, a video, a folder of frames and a log of observations:
 
     session = Session(new_game("accasta"), reader, journal=journal)
     for frame in source:
-        for event in session.feed(frame.image, frame.t):
+        for event in session.feed(frame):
             reporter.show(event)
 
 :meth:`Session.feed` reads a frame only when the picture is still and no hand is in
@@ -30,12 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
-import numpy as np
-
 from rules import Board
 from rules.base import COLOUR_NAMES
 from rules.infer import GameState, Inference, Observation
 from tacticblue.journal import Journal
+from tacticblue.sources import Frame
 from tacticblue.stillness import StillnessDetector
 
 EVENT_KINDS = ("turn", "illegal", "partial", "ambiguous", "takeback", "end", "info")
@@ -74,7 +73,7 @@ class Reading:
 class BoardReader(Protocol):
     """Reads one frame: board pose, hand check and every point's stack."""
 
-    def read(self, image: np.ndarray) -> Reading: ...
+    def read(self, frame: Frame) -> Reading: ...
 
 
 class Session:
@@ -110,20 +109,21 @@ class Session:
     def board(self) -> Board[Any]:
         return self.state.board
 
-    def feed(self, image: np.ndarray, t: float) -> list[Event]:
-        """One camera frame at time ``t``: read it if the board has settled, referee what changed.
+    def feed(self, frame: Frame) -> list[Event]:
+        """One camera frame: read it if the board has settled, referee what changed.
 
         Frames are read only while the picture is still, and only until one board has
         been read :attr:`confirm_reads` times in a row: then nothing is read until the
         picture moves again, so a game of long thinking costs one frame difference per frame."""
-        if not self.stillness.update(image, t):
+        t = frame.t
+        if not self.stillness.update(frame.image, t):
             self._reads.clear()
             self._read_this_stillness = False
             return []
         if self._read_this_stillness:
             return []
         assert self.reader is not None, "a session fed with frames needs a reader"
-        reading = self.reader.read(image)
+        reading = self.reader.read(frame)
         self.reading = reading
         events = []
         if reading.status != self._pose_status:

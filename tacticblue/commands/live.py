@@ -1,0 +1,315 @@
+"""``tacticblue watch | replay | demo``: the live companion.
+
+``watch`` follows a game through a camera, ``replay`` through a video file, a folder of
+frames or an observation log, ``demo`` replays the bundled Accasta sample.  All three
+run one loop (:func:`run`): frames -> :class:`~tacticblue.session.Session` -> reporters.
+
+Observation logs (``*.jsonl``) are what vision hands the referee, one settled board a
+line: ``{"t": 12.5, "points": {"a1": "ww", ...}, "confidence": {...}}``; a line
+``{"t": .., "hand": true}`` is a frame with a hand in view (skipped) and
+``{"t": .., "command": "pass"}`` a key the players pressed (done, undo, pass, 1-9).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import select
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+from rules import Board, new_game
+from rules.base import Outcome
+from rules.infer import Observation
+from tacticblue.commands import CLIError, add_game_argument
+from tacticblue.commands.panel import add_led_arguments, open_game_panel
+from tacticblue.journal import Journal, JournalError, export_record, replay_journal
+from tacticblue.session import Event, Reading, Session
+from tacticblue.sources import Frame, FrameSource, SourceError, open_source
+from tacticblue.stillness import StillnessDetector
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_VIDEO = ROOT / "samples" / "video" / "accasta-rulebook.mp4"
+"""The bundled recording of the Accasta rulebook game (rendered by ``tacticblue scenes video``)."""
+
+
+def add_live_options(p: argparse.ArgumentParser, game_required: bool = True) -> None:
+    add_game_argument(p, required=game_required)
+    p.add_argument("--calibration", type=Path, metavar="FILE",
+                   help="board calibration file from `tacticblue calibrate board` (default: find the board)")
+    p.add_argument("--white-side", default="near", choices=["near", "far", "left", "right"],
+                   help="where White sits, seen from the camera (default: near)")
+    p.add_argument("--journal", type=Path, metavar="FILE",
+                   help="write the journal here (default: a new file in $XDG_DATA_HOME/tacticblue/journals)")
+    p.add_argument("--resume", type=Path, metavar="JOURNAL", help="continue the game of this journal")
+    p.add_argument("--record", type=Path, metavar="FILE",
+                   help="write the game in the rulebook's notation (PDN for dame100) here on exit and on 'e'")
+    p.add_argument("--no-window", action="store_true", help="no window: print the events as lines")
+    p.add_argument("--json", action="store_true", help="print the events as JSON lines (implies --no-window)")
+    p.add_argument("--teach", action="store_true",
+                   help="teaching mode: show where a lifted stack may go, and what was wrong after an illegal move")
+    p.add_argument("--settle", type=float, default=0.3, metavar="S",
+                   help="seconds the picture must be still before the board is read (default 0.3)")
+    p.add_argument("--truth", type=Path, metavar="JSON",
+                   help="for synthetic videos (`tacticblue scenes video`): take the stacks from the video's "
+                        "ground truth instead of reading them, to check the loop and the referee apart from vision")
+    add_led_arguments(p)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("watch", help="referee and record a game through a camera",
+                       description="Watch the board through a camera, referee every turn and record the game. "
+                                   "Keys (window or terminal): d = turn done, u = undo, p = pass, 1-9 = confirm "
+                                   "a candidate, e = export the record, q = quit.")
+    p.add_argument("--camera", default="0", metavar="N", help="camera index (default 0)")
+    add_live_options(p)
+    p.set_defaults(func=lambda a: run(a, a.camera, recording=False))
+
+    p = sub.add_parser("replay", help="referee and record a game from a video, frames or an observation log",
+                       description="Referee a recorded game: a video file, a folder of frames, or an "
+                                   "observation log (.jsonl). Exits 0 at the end of the recording.")
+    p.add_argument("source", help="video file, folder of frames, or observation log (.jsonl)")
+    add_live_options(p)
+    p.set_defaults(func=lambda a: run(a, a.source, recording=True))
+
+    p = sub.add_parser("demo", help="replay the bundled sample: the Accasta rulebook game",
+                       description="Referee the bundled recording of the Accasta rulebook game.")
+    add_live_options(p, game_required=False)
+    p.set_defaults(func=cmd_demo, game=None)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    if args.game not in (None, "accasta"):
+        raise CLIError("the demo recording is an Accasta game: leave out --game")
+    args.game = "accasta"
+    if not DEMO_VIDEO.is_file():
+        raise CLIError(f"the sample recording {DEMO_VIDEO.relative_to(ROOT)} is missing from this checkout")
+    truth = DEMO_VIDEO.with_suffix(".json")
+    if args.truth is None and truth.is_file() and not vision_reader_available():
+        args.truth = truth  # until stack reading from images is part of the build
+    return run(args, str(DEMO_VIDEO), recording=True)
+
+
+# --- the pieces of the loop ------------------------------------------------------------------
+
+def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str]]:
+    """The board and journal: a resumed journal's game, or a new one.  Notes to tell the user."""
+    if args.resume is not None:
+        if args.journal is not None:
+            raise CLIError("give --journal or --resume, not both")
+        try:
+            journal, contents = Journal.resume(args.resume)
+        except JournalError as e:
+            raise CLIError(f"cannot resume: {e} (the file is left as it is)") from None
+        if args.game is not None and args.game != contents.game:
+            journal.close()
+            raise CLIError(f"{args.resume} is a {contents.game} game, not {args.game}")
+        args.game = contents.game
+        notes = [f"resumed {args.resume}: {len(contents.turns)} turns played"]
+        if contents.torn_tail is not None:
+            notes.append(f"a half-written last line was moved to {args.resume}.torn")
+        return replay_journal(contents), journal, notes
+    path = args.journal or default_journal_path(args.game)
+    try:
+        journal = Journal.create(path, args.game)
+    except JournalError as e:
+        raise CLIError(str(e)) from None
+    return new_game(args.game), journal, [f"journal: {path}"]
+
+
+def default_journal_path(game: str) -> Path:
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return base / "tacticblue" / "journals" / f"{stamp}-{game}.journal"
+
+
+def result_line(board: Board[Any], outcome: Outcome | None) -> str | None:
+    """The record's result line: PDN scores for draughts, words for the tactic blue games."""
+    if outcome is None:
+        return None
+    if board.name == "dame100":
+        return "1-1" if outcome.draw else ("2-0" if outcome.winner == "w" else "0-2")
+    if outcome.draw:
+        return "Draw."
+    who = "White" if outcome.winner == "w" else "Black"
+    return f"{who} wins {outcome.score[0]}:{outcome.score[1]}." if outcome.score else f"{who} wins."
+
+
+def export(session: Session, path: Path) -> None:
+    board = session.board
+    text = export_record(board, result_line(board, board.outcome()))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def vision_reader_available() -> bool:
+    try:
+        import vision.reader  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
+    """The reader of frames: the video's ground truth (``--truth``) or vision."""
+    if args.truth is not None:
+        return TruthReader.load(args.truth, board)
+    if not vision_reader_available():
+        raise CLIError("reading stacks from images is not part of this build yet (no vision.reader); "
+                       "replay an observation log (.jsonl) or a synthetic video with --truth")
+    import vision.reader
+
+    return vision.reader.open_reader(board, calibration=args.calibration, white_side=args.white_side)
+
+
+class TruthReader:
+    """Reads a synthetic video's frames from its ground truth (see ``--truth``): the position
+    while the board is still, a hand when the truth says one is in view, nothing in between."""
+
+    def __init__(self, positions: list[dict[str, str]], frames: list[dict[str, Any]]) -> None:
+        self.positions = positions
+        self.frames = frames
+
+    @classmethod
+    def load(cls, path: Path, board: Board[Any]) -> "TruthReader":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            positions, frames = data["positions"], data["frames"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise CLIError(f"{path} is not a video's ground truth ({e})") from None
+        if data.get("game") != board.name:
+            raise CLIError(f"{path} is the ground truth of a {data.get('game')} video, not {board.name}")
+        return cls(positions, frames)
+
+    def read(self, frame: Frame) -> Reading:
+        truth = self.frames[frame.index] if frame.index < len(self.frames) else {}
+        if truth.get("hand"):
+            return Reading(None, hand=True)
+        if truth.get("position") is None:
+            return Reading(None)
+        return Reading(Observation(dict(self.positions[truth["position"]])))
+
+
+class ObservationLog(FrameSource):
+    """An observation log (JSON lines) as a source: yields ``(t, entry)``."""
+
+    def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise SourceError(f"no such observation log: {path}")
+        self.path = path
+        self.description = f"observations {path}"
+
+    def entries(self) -> Iterator[tuple[float, dict[str, Any]]]:
+        with open(self.path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                    t = float(entry.get("t", n))
+                except (ValueError, AttributeError, TypeError):
+                    raise CLIError(f"{self.path}, line {n}: not a JSON object with a time 't'") from None
+                yield t, entry
+        self.ended_by = "end of the observation log"
+
+
+def terminal_commands() -> list[str]:
+    """Lines typed in the terminal since the last call (only when stdin is a terminal)."""
+    if not sys.stdin.isatty():
+        return []
+    out = []
+    while select.select([sys.stdin], [], [], 0)[0]:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        out.append(line.strip() or "done")
+    return out
+
+
+# --- the loop --------------------------------------------------------------------------------
+
+def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
+    if args.json:
+        args.no_window = True
+    if args.game is None and args.resume is None:
+        raise CLIError("give --game (or --resume a journal)")
+    is_log = str(spec).endswith(".jsonl")
+    try:
+        source: FrameSource = ObservationLog(Path(spec)) if is_log else open_source(spec)
+    except SourceError as e:
+        raise CLIError(str(e)) from None
+    board, journal, notes = open_game(args)
+    try:
+        reader = None if is_log else make_reader(args, board)
+        session = Session(board, reader, journal=journal, teach=args.teach,
+                          stillness=StillnessDetector(settle_s=args.settle))
+        from tacticblue.reporters import JsonReporter, PanelReporter, TextReporter, WindowReporter
+
+        reporters: list[Any] = [JsonReporter() if args.json else TextReporter()]
+        window = None if args.no_window else WindowReporter()
+        panel = open_game_panel(args, board.name)
+        if panel is not None:
+            reporters.append(PanelReporter(panel))
+
+        def report(events: list[Event]) -> None:
+            for event in events:
+                for r in reporters:
+                    r.show(event, session)
+                if event.event in ("turn", "end") and args.record is not None:
+                    export(session, args.record)
+
+        def commands(t: float, image: Any = None) -> bool:
+            keys = terminal_commands()
+            if window is not None:
+                keys += window.frame(image, session, source.description)
+            for r in reporters:
+                keys += r.commands() if isinstance(r, PanelReporter) else []
+            for key in keys:
+                if key in ("q", "quit"):
+                    return False
+                if key in ("e", "export"):
+                    path = args.record or journal.path.with_suffix(".txt")
+                    export(session, path)
+                    report([Event(t, "info", f"record written to {path}", ply=board.ply)])
+                    continue
+                report(session.command(key, t))
+            return True
+
+        report([Event(0.0, "info", f"{board.title}: {note}", ply=board.ply) for note in notes])
+        t = 0.0
+        stopped = False
+        if isinstance(source, ObservationLog):
+            for t, entry in source.entries():
+                if "command" in entry:
+                    report(session.command(str(entry["command"]), t))
+                elif not entry.get("hand"):
+                    try:
+                        observation = Observation.from_json(entry)
+                        observation.check(board)
+                    except ValueError as e:
+                        raise CLIError(f"{spec}: at t={t}: {e}") from None
+                    report(session.settled(observation, t))
+        else:
+            for frame in source:
+                t = frame.t
+                report(session.feed(frame))
+                if not commands(t, frame.image):
+                    stopped = True
+                    break
+        ended_by = "stopped" if stopped else (source.ended_by or "the source ended")
+        camera_lost = not recording and not stopped
+        report(session.finish(t, ended_by, confirm_pending=recording and not stopped))
+        if args.record is not None:
+            export(session, args.record)
+        if window is not None:
+            window.close()
+        if panel is not None:
+            panel.close()
+        return 1 if camera_lost else 0
+    finally:
+        source.close()
+        journal.close()
