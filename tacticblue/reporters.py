@@ -17,7 +17,8 @@ import numpy as np
 
 from rules import Board
 from rules.geometry import DEFAULT_SPEC
-from tacticblue.session import Event, Session, turn_changes
+from rules.infer import played_changes
+from tacticblue.session import Event, Session
 
 PANEL_WIDTH = 400
 """Width in pixels of the window's side panel."""
@@ -99,11 +100,11 @@ def last_move_points(board: Board[Any]) -> tuple[str, ...]:
     """The points of the last turn, those that lost pieces first (from ... to)."""
     if not board.move_stack:
         return ()
-    changed = list(turn_changes(board, board.move_stack[-1]))
-    after = dict(zip(board.geometry.names, board.stacks))
     previous = board.copy()
-    previous.pop()
-    return tuple(sorted(changed, key=lambda n: len(after[n]) >= len(previous[n])))
+    turn = previous.pop()
+    names = board.geometry.names
+    changes = played_changes(previous, turn)
+    return tuple(names[i] for i in sorted(changes, key=lambda i: len(changes[i]) >= len(previous.stacks[i])))
 
 
 # --- the window --------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from typing import Any, Iterable, Protocol
 
 from rules import Board
 from rules.base import COLOUR_NAMES
-from rules.infer import GameState, Inference, Observation
+from rules.infer import GameState, Inference, Observation, played_changes
 from tacticblue.journal import Journal
 from tacticblue.sources import Frame
 from tacticblue.stillness import StillnessDetector
@@ -212,12 +212,13 @@ class Session:
         for turn in stack[len(self.notations):]:
             note = replay.turn_notation(turn)
             mover = COLOUR_NAMES[replay.turn]
+            passed = not played_changes(replay, turn)
             replay.push(turn)
             if self.journal is not None:
                 self.journal.turn(replay.ply, note, t)  # on disk before anyone hears of it
             self.notations.append(note)
             message = f"{mover} played {note}"
-            if not any(turn_changes(replay, turn)):
+            if passed:
                 message = f"{mover} passed"
             events.append(self._event(t, "turn", message, note))
         if events:
@@ -276,7 +277,7 @@ class Session:
 
     def pass_turn(self, t: float) -> list[Event]:
         """The player to move passes (where the rules allow it)."""
-        passes = [turn for turn in self.board.legal_turns() if not any(turn_changes(self.board, turn))]
+        passes = [turn for turn in self.board.legal_turns() if not played_changes(self.board, turn)]
         if not passes or self._ended:
             return [self._info(t, f"{self._mover()} may not pass here")]
         self.state.turn_done()
@@ -328,17 +329,6 @@ class Session:
 
     def _info(self, t: float, message: str) -> Event:
         return Event(t, "info", message, None, self.board.ply)
-
-
-def turn_changes(board_after: Board[Any], turn: Any) -> Iterable[str]:
-    """The points where the board after ``turn`` differs from before (empty for a pass)."""
-    after = list(board_after.stacks)
-    popped = board_after.pop()
-    try:
-        before = list(board_after.stacks)
-    finally:
-        board_after.push(popped)
-    return [n for n, a, b in zip(board_after.geometry.names, after, before) if a != b]
 
 
 def _targets(board: Board[Any], result: Inference) -> list[str]:

@@ -36,8 +36,8 @@ DEMO_VIDEO = ROOT / "samples" / "video" / "accasta-rulebook.mp4"
 """The bundled recording of the Accasta rulebook game (rendered by ``tacticblue scenes video``)."""
 
 
-def add_live_options(p: argparse.ArgumentParser, game_required: bool = True) -> None:
-    add_game_argument(p, required=game_required)
+def add_live_options(p: argparse.ArgumentParser) -> None:
+    add_game_argument(p, required=False)  # --resume takes the game from the journal
     p.add_argument("--calibration", type=Path, metavar="FILE",
                    help="board calibration file from `tacticblue calibrate board` (default: find the board)")
     p.add_argument("--white-side", default="near", choices=["near", "far", "left", "right"],
@@ -77,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("demo", help="replay the bundled sample: the Accasta rulebook game",
                        description="Referee the bundled recording of the Accasta rulebook game.")
-    add_live_options(p, game_required=False)
+    add_live_options(p)
     p.set_defaults(func=cmd_demo, game=None)
 
 

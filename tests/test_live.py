@@ -1,0 +1,235 @@
+"""The live companion end to end: ``tacticblue replay`` on observation logs (what vision hands
+the referee: every board a player leaves, with hands in between and the stages of multi-move
+turns), on a rendered video, and the window's picture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import new_game
+from rules.infer import partial_chains, played_changes
+from tacticblue.journal import read_journal
+from vision.synth.video import turn_stages
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDS = {"accasta": "accasta.txt", "abande": "abande.txt", "attangle": "attangle.txt", "dame100": "dame100.pdn"}
+
+
+def record_turns(game: str) -> tuple[list[str], str | None]:
+    """A sample game's turns in the notation the program writes, and its result line."""
+    board = new_game(game)
+    record = board.read_record((ROOT / "samples" / "records" / RECORDS[game]).read_text())
+    notes = []
+    for text in record.turns:
+        turn = board.parse_turn(text)
+        notes.append(board.turn_notation(turn))
+        board.push(turn)
+    return notes, record.result
+
+
+def stages(board, turn) -> list[dict[str, str]]:
+    """The boards a player leaves while carrying out ``turn``: move by move for Accasta
+    (the renderer's stages); for games with their own ``partial_chains`` (a draughts capture:
+    the piece moves, then the captured pieces are lifted one by one) chain by chain."""
+    if not hasattr(board, "partial_chains"):
+        return turn_stages(board, turn)
+    names = board.geometry.names
+    now = board.visible()
+    out = []
+    for chain in partial_chains(board, turn, played_changes(board, turn)):
+        for step, _ in chain:
+            now = {**now, **{names[i]: s for i, s in step.items()}}
+        out.append(now)
+    return out
+
+
+def write_log(path: Path, game: str, turns: list[str], extra: dict[int, list[dict]] | None = None) -> Path:
+    """An observation log of ``turns`` played over the board: before every stage of a turn a hand
+    is in view; after it the stage is seen.  ``extra[k]`` are entries put before turn k."""
+    board = new_game(game)
+    t = 0.0
+    lines = [{"t": t, "points": board.visible()}]
+    for k, text in enumerate(turns):
+        for entry in (extra or {}).get(k, []):
+            t += 1.0
+            lines.append({"t": t, **entry})
+        turn = board.parse_turn(text)
+        if text == "pass":
+            t += 1.0
+            lines.append({"t": t, "command": "pass"})
+        else:
+            for stage in stages(board, turn):
+                lines += [{"t": t + 0.5, "hand": True}, {"t": t + 1.0, "points": stage}]
+                t += 1.0
+        board.push(turn)
+    path.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    return path
+
+
+def events(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+@pytest.fixture(autouse=True)
+def journals_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+
+
+@pytest.mark.parametrize("game", ["accasta", "abande", "attangle", "dame100"])
+def test_sample_games_are_recorded_move_for_move_with_the_result(cli, tmp_path, game):
+    turns, result = record_turns(game)
+    log = write_log(tmp_path / "game.jsonl", game, turns)
+    out = cli("replay", log, "--game", game, "--json", "--record", tmp_path / "record", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert {e["event"] for e in evs} <= {"turn", "partial", "end", "info"}
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns
+    ends = [e for e in evs if e["event"] == "end"]
+    board = new_game(game)
+    record = board.read_record((tmp_path / "record").read_text())
+    assert record.turns == turns
+    if game in ("abande", "attangle"):  # results the rules decide: Abande 14:13 after two passes, Attangle's 5-stacks
+        assert len(ends) == 1 and ends[0]["result"]["winner"] == "white"
+        assert record.result == result.rstrip(".") + "." if game == "abande" else record.result == "White wins."
+    else:  # Accasta: White concedes; the Dame 100 game ends by resignation: nothing the board shows
+        assert not ends
+    assert read_journal(tmp_path / "j").turns == turns
+
+
+def test_the_turn_in_progress_is_announced_and_confirmed_by_the_reply(cli, tmp_path):
+    turns, _ = record_turns("accasta")
+    out = cli("replay", write_log(tmp_path / "g.jsonl", "accasta", turns[:4]), "--game", "accasta", "--json")
+    evs = [(e["event"], e["turn"]) for e in events(out.stdout) if e["event"] != "info"]
+    # f2:+f3,+e3 is seen move by move; the last turn of the log is confirmed when the log ends
+    assert evs == [("turn", "b4:2-c5"), ("turn", "e4:+e3"), ("turn", "a4:3-b4"),
+                   ("partial", "f2:+f3"), ("turn", "f2:+f3,+e3")]
+
+
+def test_an_illegal_move_is_reported_with_what_to_put_back_and_nothing_false_is_recorded(cli, tmp_path):
+    turns, _ = record_turns("accasta")
+    board = new_game("accasta")
+    for text in turns[:2]:
+        board.push_notation(text)
+    wrong = board.visible()
+    wrong["a4"], wrong["e4"] = "", board["a4"]  # White's pile jumps across the board
+    log = write_log(tmp_path / "g.jsonl", "accasta", turns[:4],
+                    {2: [{"hand": True}, {"points": wrong}, {"hand": True}, {"points": board.visible()}]})
+    out = cli("replay", log, "--game", "accasta", "--json", "--journal", tmp_path / "j", "--record", tmp_path / "r")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    illegal = [e for e in evs if e["event"] == "illegal"]
+    assert len(illegal) == 1
+    assert illegal[0]["put_back"] == {"a4": board["a4"], "e4": board["e4"]}
+    assert "Put back: " in illegal[0]["message"]
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:4]
+    assert read_journal(tmp_path / "j").turns == turns[:4]
+
+
+def test_a_take_back_is_seen_when_the_board_returns_to_an_earlier_position(cli, tmp_path):
+    turns, _ = record_turns("abande")
+    board = new_game("abande")
+    for text in turns[:4]:
+        board.push_notation(text)
+    earlier = board.visible()
+    board.push_notation(turns[4])
+    # after turn 5 the players put the board back as it was after turn 4, play turn 5 again, and go on
+    log = write_log(tmp_path / "g.jsonl", "abande", turns[:8],
+                    {5: [{"points": earlier}, {"hand": True}, {"points": board.visible()}]})
+    out = cli("replay", log, "--game", "abande", "--json", "--journal", tmp_path / "j")
+    evs = events(out.stdout)
+    back = [e for e in evs if e["event"] == "takeback"]
+    assert len(back) == 1 and back[0]["undone"] == [turns[4]] and back[0]["ply"] == 4
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:5] + turns[4:8]
+    assert back[0]["message"].startswith(f"taken back: {turns[4]}")
+    assert read_journal(tmp_path / "j").turns == turns[:8]
+    assert '"type": "undo"' in (tmp_path / "j").read_text()
+
+
+def test_a_game_cut_in_half_is_finished_from_its_journal(cli, tmp_path):
+    turns, _ = record_turns("accasta")
+    first = write_log(tmp_path / "a.jsonl", "accasta", turns[:13])
+    out = cli("replay", first, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    # the second recording starts from the board after turn 13
+    board = new_game("accasta")
+    for text in turns[:13]:
+        board.push_notation(text)
+    rest = [json.loads(line) for line in write_log(tmp_path / "b.jsonl", "accasta", turns).read_text().splitlines()]
+    cut = next(n for n, e in enumerate(rest) if e.get("points") == board.visible())
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(e) + "\n" for e in rest[cut:]))
+    out = cli("replay", tmp_path / "b.jsonl", "--resume", tmp_path / "j", "--json", "--record", tmp_path / "r")
+    assert out.returncode == 0, out.stderr
+    assert "resumed" in events(out.stdout)[0]["message"]
+    assert board.read_record((tmp_path / "r").read_text()).turns == turns
+    assert read_journal(tmp_path / "j").turns == turns
+
+
+def test_a_corrupt_journal_is_refused_and_left_untouched(cli, tmp_path):
+    turns, _ = record_turns("accasta")
+    log = write_log(tmp_path / "a.jsonl", "accasta", turns[:3])
+    cli("replay", log, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    lines = (tmp_path / "j").read_text().splitlines(keepends=True)
+    lines[2] = '{"type": "turn", "ply": 2, "turn": "zz9:' + "\n"
+    (tmp_path / "j").write_text("".join(lines))
+    before = (tmp_path / "j").read_bytes()
+    out = cli("replay", log, "--resume", tmp_path / "j", "--json")
+    assert out.returncode == 2 and "line 3" in out.stderr and "left as it is" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert (tmp_path / "j").read_bytes() == before
+    out = cli("replay", log, "--game", "accasta", "--journal", tmp_path / "j", "--json")
+    assert out.returncode == 2 and "exists already" in out.stderr
+    assert (tmp_path / "j").read_bytes() == before
+
+
+def test_teaching_mode_shows_where_a_lifted_stack_may_go(cli, tmp_path):
+    board = new_game("accasta")
+    lifted = board.visible()
+    origin = next(n for n, s in lifted.items() if s == "ww")
+    lifted[origin] = "w"
+    log = tmp_path / "g.jsonl"
+    log.write_text(json.dumps({"t": 1, "points": lifted}) + "\n")
+    out = cli("replay", log, "--game", "accasta", "--json", "--teach")
+    partial = [e for e in events(out.stdout) if e["event"] == "partial"]
+    assert partial and partial[0]["targets"]
+    legal = {t for t in board.legal_turns() if board.geometry.name(t.origin) == origin}
+    for name in partial[0]["targets"]:
+        assert any(name in board.turn_notation(t) for t in legal)
+
+
+def test_bad_input_is_one_line_errors(cli, tmp_path):
+    out = cli("replay", tmp_path / "missing.mp4", "--game", "accasta", "--no-window")
+    assert out.returncode == 2 and "no such video file" in out.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"t": 1, "points": {"z9": "w"}}\n')
+    out = cli("replay", bad, "--game", "accasta", "--json")
+    assert out.returncode == 2 and "z9" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    out = cli("replay", bad, "--json")
+    assert out.returncode == 2 and "--game" in out.stderr
+
+
+def test_window_picture_shows_camera_board_moves_and_message(tmp_path):
+    from rules.infer import Observation
+    from tacticblue.reporters import PANEL_WIDTH, VIEW_HEIGHT, render_window
+    from tacticblue.session import Session
+
+    turns, _ = record_turns("accasta")
+    session = Session(new_game("accasta"))
+    board = new_game("accasta")
+    for k, text in enumerate(turns[:5]):
+        board.push_notation(text)
+        session.settled(Observation(board.visible()), float(k))
+    wrong = board.visible()
+    wrong["a1"] = ""
+    session.settled(Observation(wrong), 9.0)
+    camera = np.full((720, 1280, 3), 90, np.uint8)
+    picture = render_window(camera, session, "video test.mp4")
+    assert picture.shape == (VIEW_HEIGHT, 960 + PANEL_WIDTH, 3)
+    panel = picture[:, 960:]
+    assert (panel[:, :, 2] > 200).any() and (panel[:, :, 0] < 100).any()  # the red of the illegal message
+    cv2.imwrite(str(tmp_path / "window.png"), picture)
+    assert session.last.event == "illegal" and session.notations == turns[:5]
