@@ -244,6 +244,9 @@ class Dame100(Board[DameTurn]):
                 raise ValueError(f"square {NAME_OF_SQUARE[n]} holds {stack!r}: a Dame 100 square is "
                                  "empty, a man ('w', 'b') or a king ('ww', 'bb')")
             sq[n] = CODE_OF[stack]
+            if sq[n] in (W_BIT, B_BIT) and n in PROMOTION_ROW[sq[n]]:
+                raise ValueError(f"a {COLOUR_NAMES[COLOUR_OF_BIT[sq[n]]]} man on {NAME_OF_SQUARE[n]} would have been "
+                                 f"crowned: a man on the far row is a king ({stack * 2!r})")
             if sq[n]:
                 pieces[sq[n] & 3].add(n)
         for bit, colour in ((W_BIT, WHITE), (B_BIT, BLACK)):
@@ -263,38 +266,42 @@ class Dame100(Board[DameTurn]):
         sq = self._sq
         me = SIDE_BIT[self.turn]
         opp = me ^ 3
-        own = sorted(self._pieces[me])
-        found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-        for s in own:
-            p = sq[s]
-            sq[s] = 0
-            if p & KING:
-                _king_captures(sq, s, opp, [s], [], found)
-            else:
-                _man_captures(sq, s, opp, [s], [], found)
-            sq[s] = p
-        if found:
-            most = max(len(c) for _, c in found)
-            turns = [_new_turn(DameTurn, f) for f in found if len(f[1]) == most]
-            return turns if every_path else list(dict.fromkeys(turns))
-        turns = []
         steps = STEPS[me]
-        for s in own:
-            if sq[s] & KING:
-                for ray in RAYS[s]:
-                    for t in ray:
-                        if sq[t]:
-                            break
-                        turns.append(_new_turn(DameTurn, ((s, t), ())))
+        found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        quiet: list[DameTurn] = []
+        for s in sorted(self._pieces[me]):  # one pass: captures, and quiet moves until one is found
+            p = sq[s]
+            if p & KING:
+                sq[s] = 0
+                _king_captures(sq, s, opp, [s], [], found)
+                sq[s] = p
+                if not found:
+                    for ray in RAYS[s]:
+                        for t in ray:
+                            if sq[t]:
+                                break
+                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+                continue
+            for over, land in JUMPS[s]:  # cheap test first: most men cannot capture
+                if sq[over] & opp and not sq[land]:
+                    sq[s] = 0
+                    _man_captures(sq, s, opp, [s], [], found)
+                    sq[s] = p
+                    break
             else:
-                for t in steps[s]:
-                    if not sq[t]:
-                        turns.append(_new_turn(DameTurn, ((s, t), ())))
-        return turns
+                if not found:
+                    for t in steps[s]:
+                        if not sq[t]:
+                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+        if not found:
+            return quiet
+        most = max(len(c) for _, c in found)
+        turns = [_new_turn(DameTurn, f) for f in found if len(f[1]) == most]
+        return turns if every_path else list(dict.fromkeys(turns))
 
     def legal_turns(self) -> list[DameTurn]:
         """Every legal turn (majority capture applied; empty when the game is over)."""
-        if self._draw_reason() is not None:
+        if (self._king_plies or self._endgame != (-1, -1)) and self._draw_reason() is not None:
             return []
         return self._generate()
 
@@ -377,6 +384,27 @@ class Dame100(Board[DameTurn]):
 
     def _apply(self, turn: DameTurn) -> None:  # pragma: no cover - push is overridden
         raise NotImplementedError("Dame100.push plays turns directly")
+
+    # --- for move inference ---------------------------------------------------------------
+    def partial_chains(self, turn: DameTurn, changes: dict[int, str]) -> list[list[tuple[dict[int, str], str]]]:
+        """How a player carries out ``turn`` on the real board, for move inference.
+
+        The piece hops along its path (each stop a step, the last one crowned if it
+        promotes); then the captured pieces are lifted, in any order (FMJD: only after
+        the whole move).  Of capture paths with the same start, end and captured pieces
+        only the one :meth:`legal_turns` lists is followed.
+
+        >>> b = Dame100()
+        >>> b.set_position({"c3": "w", "d4": "b", "d6": "b"}, turn="w")
+        >>> [[text for _, text in chain] for chain in b.partial_chains(b.legal_turns()[0], {})]
+        [['37x28', '28x17'], ['remove 32'], ['remove 22']]
+        """
+        piece = self.stacks[GI[turn.start]]
+        hops = list(zip(turn.path, turn.path[1:]))
+        sign = "x" if turn.captured else "-"
+        moving = [({GI[a]: "", GI[b]: changes.get(GI[b], piece) if k == len(hops) - 1 else piece},
+                   f"{a}{sign}{b}") for k, (a, b) in enumerate(hops)]
+        return [moving, *([({GI[c]: ""}, f"remove {c}")] for c in turn.captured)]
 
     # --- end of the game --------------------------------------------------------------
     def _endgame_clocks(self, clocks: tuple[int, int], fresh: bool) -> tuple[int, int]:
@@ -505,10 +533,10 @@ class Dame100(Board[DameTurn]):
     # --- records ------------------------------------------------------------------------
     @classmethod
     def read_record(cls, text: str) -> "Record":
-        """The first game of a PDN text (see :mod:`rules.pdn`)."""
-        from rules.pdn import read_game
+        """The first game of a PDN text (see :mod:`rules.pdn`), which must start from the start."""
+        from rules.pdn import read_standard_game
 
-        return read_game(text)
+        return read_standard_game(text)
 
     @classmethod
     def write_record(cls, record: "Record") -> str:
