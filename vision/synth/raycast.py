@@ -128,15 +128,25 @@ class Rays:
         return self.d[:, y0:y1, x0:x1]
 
 
+def view_reach(camera: CameraModel) -> float:
+    """The largest normalized radius (x/z, y/z) the image sees: its corners, undistorted."""
+    xn, yn = normalized_rays(camera)
+    return float(max(np.hypot(xn[[0, 0, -1, -1], [0, -1, 0, -1]], yn[[0, 0, -1, -1], [0, -1, 0, -1]])))
+
+
 def pixel_box(pose: BoardPose, corners_mm: np.ndarray, margin: int = 3) -> tuple[int, int, int, int] | None:
-    """Pixel box (x0, y0, x1, y1) around projected 3-D points, clipped to the image; None if off-image
-    or if any point is behind the camera."""
-    R, _ = cv2.Rodrigues(pose.rvec)
-    depth = (np.asarray(corners_mm) @ R.T + pose.tvec)[:, 2]
-    if np.any(depth <= 1.0):
-        return None
-    px = pose.project(corners_mm)
+    """Pixel box (x0, y0, x1, y1) around projected 3-D points, clipped to the image; None if off-image.
+
+    Points outside the camera's field of view (or behind it) cannot be projected
+    reliably (a distortion polynomial folds them back into the frame), so the box is
+    then the whole image."""
     w, h = pose.camera.image_size
+    R, _ = cv2.Rodrigues(pose.rvec)
+    cam = np.asarray(corners_mm, float) @ R.T + pose.tvec
+    depth = cam[:, 2]
+    if np.any(depth <= 1.0) or np.any(np.hypot(cam[:, 0], cam[:, 1]) > 1.02 * view_reach(pose.camera) * depth):
+        return 0, 0, w, h
+    px = pose.project(corners_mm)
     x0, y0 = np.floor(px.min(0)).astype(int) - margin
     x1, y1 = np.ceil(px.max(0)).astype(int) + margin + 1
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)

@@ -540,9 +540,4 @@ def moving_region(scene: Scene) -> tuple[int, int, int, int] | None:
         pts += [np.array([x, y, 0.0]) for x in (x0, x1) for y in (y0, y1)]
     if not pts:
         return None
-    pts_arr = np.array(pts)
-    R, _ = cv2.Rodrigues(scene.pose.rvec)
-    if np.any((pts_arr @ R.T + scene.pose.tvec)[:, 2] <= 1.0):
-        w, hh = scene.pose.camera.image_size
-        return (0, 0, w, hh)  # something is beside or behind the camera: redo everything
-    return pixel_box(scene.pose, pts_arr, margin=6)
+    return pixel_box(scene.pose, np.array(pts), margin=6)

@@ -37,29 +37,19 @@ Position = dict[str, str]
 def turn_stages(board: Board[Any], turn: Any) -> list[Position]:
     """The visible positions a player's hands go through while playing ``turn`` (last = after it).
 
-    Multi-move turns (Accasta: ``origin`` and ``moves``) stop after every move; capturing
-    turns (draughts: ``captured`` in capture order) first move the piece, then take the
-    captured pieces off one at a time.  ``board`` is left unchanged."""
-    geometry = board.geometry
-    after_board = board.copy()
-    after_board.push(turn)
-    after = after_board.visible()
+    Multi-move turns (Accasta: ``origin`` and ``moves``, every prefix a turn of its own)
+    stop after every move; other turns are one stage, whose hand actions
+    :func:`actions_between` orders.  ``board`` is left unchanged."""
     stages: list[Position] = []
     moves = getattr(turn, "moves", None)
-    if moves is not None and hasattr(turn, "origin") and len(moves) > 1:
+    if moves is not None and hasattr(turn, "origin"):
         for i in range(1, len(moves)):
             partial = board.copy()
             partial.push(type(turn)(turn.origin, tuple(moves[:i])))
             stages.append(partial.visible())
-    captured = [geometry.name(i) for i in getattr(turn, "captured", ()) or ()]
-    if captured:
-        before = board.visible()
-        moved = {**after, **{n: before[n] for n in captured}}
-        stages.append(moved)
-        for n in captured[:-1]:
-            moved = {**moved, n: after[n]}
-            stages.append(moved)
-    stages.append(after)
+    after = board.copy()
+    after.push(turn)
+    stages.append(after.visible())
     return stages
 
 
@@ -75,6 +65,9 @@ class Action:
 
 def actions_between(a: Position, b: Position, pos: dict[str, tuple[float, float]]) -> list[Action]:
     """The hand actions that turn position ``a`` into ``b``: carries first, then placings, then removals.
+
+    Removals (captured pieces) go one by one, each time the nearest one left, starting
+    from where the move began: the order a draughts player takes off a capture chain.
 
     >>> actions_between({"a1": "wb", "a2": ""}, {"a1": "w", "a2": "b"}, {"a1": (0, 0), "a2": (50, 0)})
     [Action(src='a1', dst='a2', pieces='b')]
@@ -102,7 +95,11 @@ def actions_between(a: Position, b: Position, pos: dict[str, tuple[float, float]
         else:
             del came[dst]
     out += [Action(None, dst, pieces) for dst, pieces in came.items()]
-    out += [Action(src, None, pieces) for src, pieces in gone.items()]
+    here = pos[out[0].src or out[0].dst] if out else (0.0, 0.0)  # type: ignore[index]
+    while gone:
+        src = min(gone, key=lambda n: math.dist(pos[n], here))
+        out.append(Action(src, None, gone.pop(src)))
+        here = pos[src]
     return out
 
 
@@ -123,8 +120,8 @@ class Key:
 @dataclass(frozen=True)
 class VideoLook:
     fps: float = 15.0
-    still_s: float = 1.2
-    speed_mm_s: float = 550.0
+    still_s: float = 1.0
+    speed_mm_s: float = 800.0
     pause_s: float = 0.6
     shake_px: float = 0.4
     flicker: float = 0.02
@@ -153,10 +150,12 @@ class _Timeline:
         self.t += seconds
         self.keys.append(Key(self.t, None, 1.0, "", board))
 
-    def _go(self, pinch: np.ndarray, opening: float, carried: str, board: Position, minimum: float = 0.2) -> None:
+    def _go(self, pinch: np.ndarray, opening: float, carried: str, board: Position, minimum: float = 0.2,
+            speed: float = 1.0) -> None:
+        """Move the hand to ``pinch`` at the look's speed times ``speed`` (at least ``minimum`` seconds)."""
         last = self.keys[-1]
         dist = float(np.linalg.norm(pinch - last.pinch)) if last.pinch is not None else 0.0
-        self.t += max(minimum, dist / self.look.speed_mm_s)
+        self.t += max(minimum, dist / (self.look.speed_mm_s * speed))
         self.keys.append(Key(self.t, pinch, opening, carried, board, last.approach))
 
     def _hold(self, seconds: float) -> None:
@@ -168,20 +167,20 @@ class _Timeline:
         """Keys for one turn: enter, perform every stage's actions, leave."""
         angle = math.radians(self.rng.uniform(-25, 25))
         forward = np.array([math.sin(angle), math.cos(angle)]) * (1 if mover == "w" else -1)
-        rest = np.array([*(-forward * 600 + np.array([-forward[1], forward[0]]) * self.rng.uniform(-120, 120)),
-                         240.0])
-        away = rest + np.array([*(-forward * 700), 150.0])
+        rest = np.array([*(-forward * 480 + np.array([-forward[1], forward[0]]) * self.rng.uniform(-120, 120)),
+                         200.0])
+        away = rest + np.array([*(-forward * 600), 150.0])
         board = dict(before)
         # The hand appears far outside the picture and comes in.
         self.keys.append(Key(self.t, away, 1.0, "", board, (float(forward[0]), float(forward[1]))))
-        self._go(rest, 1.0, "", board)
+        self._go(rest, 1.0, "", board, speed=1.8)
         for k, stage in enumerate(stages):
             if k:
                 self._hold(self.look.pause_s)
             for action in actions_between(board, stage, self.pos):
                 board = self._act(action, board, rest)
-        self._go(rest, 1.0, "", board)
-        self._go(away, 1.0, "", board)
+        self._go(rest, 1.0, "", board, speed=1.5)
+        self._go(away, 1.0, "", board, speed=1.8)
         self.keys.append(Key(self.t, None, 1.0, "", board))
 
     def _top(self, board: Position) -> float:
@@ -196,24 +195,24 @@ class _Timeline:
             x, y = self.pos[action.src]
             height = len(board[action.src]) * h
             self._go(np.array([x, y, over]), 1.0, "", board)
-            self._go(np.array([x, y, height - n * h / 2]), 1.0, "", board, 0.3)
-            self._hold(0.1)
+            self._go(np.array([x, y, height - n * h / 2]), 1.0, "", board, 0.25)
+            self._hold(0.08)
             board = {**board, action.src: board[action.src][:len(board[action.src]) - n]}
             self.keys.append(replace(self.keys[-1], opening=0.0, carried=action.pieces, board=board))
-            self._hold(0.15)
-            self._go(np.array([x, y, over]), 0.0, action.pieces, board, 0.3)
+            self._hold(0.1)
+            self._go(np.array([x, y, over]), 0.0, action.pieces, board, 0.25)
         if action.dst is None:
             self._go(rest, 0.0, action.pieces, board)
             return board
         x, y = self.pos[action.dst]
         height = len(board[action.dst]) * h
         self._go(np.array([x, y, over]), 0.0, action.pieces, board)
-        self._go(np.array([x, y, height + n * h / 2]), 0.0, action.pieces, board, 0.3)
+        self._go(np.array([x, y, height + n * h / 2]), 0.0, action.pieces, board, 0.25)
         board = {**board, action.dst: board[action.dst] + action.pieces}
-        self._hold(0.1)
+        self._hold(0.08)
         self.keys.append(replace(self.keys[-1], opening=1.0, carried="", board=board))
-        self._hold(0.15)
-        self._go(np.array([x, y, over]), 1.0, "", board, 0.25)
+        self._hold(0.1)
+        self._go(np.array([x, y, over]), 1.0, "", board, 0.2)
         return board
 
     def at(self, t: float) -> tuple[np.ndarray | None, float, str, Position, tuple[float, float]]:
@@ -248,8 +247,11 @@ def game_plies(game: str, turns: list[str] | None, random_turns: int, seed: int)
     replay = board.copy()
     played = []
     if turns is not None:
-        for text in turns:
-            t = replay.parse_turn(text)
+        for i, text in enumerate(turns, 1):
+            try:
+                t = replay.parse_turn(text)
+            except ValueError as e:
+                raise ValueError(f"turn {i} {text!r}: {e}") from None
             replay.push(t)
             played.append(t)
         return board, played
