@@ -191,10 +191,12 @@ def _draw_board(panel: np.ndarray, session: Session, box: tuple[int, int, int, i
         at = (round(cx + (px - centre[0]) * scale), round(cy - (py - centre[1]) * scale))
         cv2.circle(panel, at, r, (90, 90, 90), 1, cv2.LINE_AA)
         if stack:
-            cv2.circle(panel, at, r - 1, WHITE if stack[-1] == "w" else BLACK, -1, cv2.LINE_AA)
+            top_white = stack[-1] == "w"
+            cv2.circle(panel, at, r - 1, WHITE if top_white else BLACK, -1, cv2.LINE_AA)
+            cv2.circle(panel, at, r - 1, (150, 150, 150), 1, cv2.LINE_AA)
             if len(stack) > 1:
-                cv2.putText(panel, str(len(stack)), (at[0] - 4, at[1] + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35,
-                            BLUE, 1, cv2.LINE_AA)
+                cv2.putText(panel, str(len(stack)), (at[0] - 4, at[1] + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
+                            BLUE if top_white else (255, 200, 120), 1, cv2.LINE_AA)
         if name in put_back:
             cv2.circle(panel, at, r + 2, (0, 0, 255), 2, cv2.LINE_AA)
 

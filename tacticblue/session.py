@@ -196,7 +196,7 @@ class Session:
         put_back = {names[i]: s for i, s in enumerate(expected)
                     if names[i] in seen and not self.board.stack_fits(s, seen[names[i]])}
         where = ", ".join(f"{p} {s or 'empty'}" for p, s in put_back.items())
-        message = f"illegal: {result.message}"
+        message = result.message
         if where:
             message += f". Put back: {where}"
         data: dict[str, Any] = {"put_back": put_back, "nearest": [c.notation for c in result.candidates]}

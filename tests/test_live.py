@@ -233,3 +233,85 @@ def test_window_picture_shows_camera_board_moves_and_message(tmp_path):
     assert (panel[:, :, 2] > 200).any() and (panel[:, :, 0] < 100).any()  # the red of the illegal message
     cv2.imwrite(str(tmp_path / "window.png"), picture)
     assert session.last.event == "illegal" and session.notations == turns[:5]
+
+
+# --- rendered videos (tools/render_live_videos.py): hands, pauses within turns, shake, flicker ---
+
+CLIP = ROOT / "tests" / "data" / "live" / "accasta-opening.mp4"
+
+
+def still_since(truth: dict) -> dict[int, float]:
+    """When the board came to rest in each position (the renderer's ground truth)."""
+    out: dict[int, float] = {}
+    for f in truth["frames"]:
+        if f["position"] is not None:
+            out.setdefault(f["position"], f["time"])
+    return out
+
+
+def test_a_rendered_video_is_recorded_exactly_and_each_turn_announced_within_half_a_second(cli, tmp_path):
+    truth = json.loads(CLIP.with_suffix(".json").read_text())
+    out = cli("replay", CLIP, "--game", "accasta", "--truth", CLIP.with_suffix(".json"), "--no-window", "--json",
+              "--record", tmp_path / "r", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    for e in evs:
+        assert {"t", "event", "turn", "message"} <= set(e) and isinstance(e["t"], (int, float))
+    turns = [e for e in evs if e["event"] == "turn"]
+    assert [e["turn"] for e in turns] == truth["turns"]
+    since = still_since(truth)
+    for e in turns[:-1]:  # the last turn of the clip is confirmed by the end of the video
+        assert 0 <= e["t"] - since[e["ply"]] <= 0.5
+    assert "end of video" in evs[-1]["message"]
+    assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == truth["turns"]
+
+
+def test_a_video_cut_in_half_and_resumed_from_the_journal_gives_the_whole_game(cli, tmp_path):
+    truth = json.loads(CLIP.with_suffix(".json").read_text())
+    cap = cv2.VideoCapture(str(CLIP))
+    images = []
+    while True:
+        ok, image = cap.read()
+        if not ok:
+            break
+        images.append(image)
+    half = len(images) // 2
+    for part, (lo, hi) in {"a": (0, half), "b": (half, len(images))}.items():
+        (tmp_path / part).mkdir()
+        for n in range(lo, hi):
+            cv2.imwrite(str(tmp_path / part / f"{n:05d}.png"), images[n])
+        frames = [{**f, "index": f["index"] - lo} for f in truth["frames"][lo:hi]]
+        (tmp_path / f"{part}.json").write_text(json.dumps({**truth, "frames": frames}))
+    first = cli("replay", tmp_path / "a", "--game", "accasta", "--truth", tmp_path / "a.json", "--json",
+                "--journal", tmp_path / "j")
+    assert first.returncode == 0, first.stderr
+    assert "the game is kept" in events(first.stdout)[-1]["message"]
+    done = read_journal(tmp_path / "j").turns
+    assert 0 < len(done) < len(truth["turns"]) and done == truth["turns"][:len(done)]
+    second = cli("replay", tmp_path / "b", "--resume", tmp_path / "j", "--truth", tmp_path / "b.json", "--json",
+                 "--record", tmp_path / "r")
+    assert second.returncode == 0, second.stderr
+    assert read_journal(tmp_path / "j").turns == truth["turns"]
+    assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == truth["turns"]
+
+
+def positions(game: str, turns: list[str]) -> list[dict[str, str]]:
+    board = new_game(game)
+    out = []
+    for text in turns:
+        board.push_notation(text)
+        out.append(board.visible())
+    return out
+
+
+def test_demo_records_the_bundled_accasta_video_as_the_rulebook_game(cli):
+    out = cli("demo", "--no-window", "--json")
+    assert out.returncode == 0, out.stderr
+    turns, _ = record_turns("accasta")
+    assert len(turns) == 30  # the rulebook's 15 numbered turns of White and Black
+    seen = [e["turn"] for e in events(out.stdout) if e["event"] == "turn"]
+    # The video shows each turn's result only (the player's hand stays in view between
+    # the moves of a turn), so a turn whose moves give the same board in another order is one
+    # turn for the game: c5:xc4,-d5 may be read as c5:-d5,xc4.
+    assert positions("accasta", seen) == positions("accasta", turns)
+    assert sum(a != b for a, b in zip(seen, turns)) <= 2

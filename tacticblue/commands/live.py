@@ -33,7 +33,8 @@ from tacticblue.stillness import StillnessDetector
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_VIDEO = ROOT / "samples" / "video" / "accasta-rulebook.mp4"
-"""The bundled recording of the Accasta rulebook game (rendered by ``tacticblue scenes video``)."""
+"""The bundled recording of the Accasta rulebook game (``tools/render_live_videos.py --demo``),
+with its ground truth beside it (``.json``)."""
 
 
 def add_live_options(p: argparse.ArgumentParser) -> None:
@@ -170,9 +171,10 @@ class TruthReader:
     """Reads a synthetic video's frames from its ground truth (see ``--truth``): the position
     while the board is still, a hand when the truth says one is in view, nothing in between."""
 
-    def __init__(self, positions: list[dict[str, str]], frames: list[dict[str, Any]]) -> None:
+    def __init__(self, positions: list[dict[str, str]], frames: list[dict[str, Any]], pose: Any = None) -> None:
         self.positions = positions
         self.frames = frames
+        self.pose = pose
 
     @classmethod
     def load(cls, path: Path, board: Board[Any]) -> "TruthReader":
@@ -183,7 +185,9 @@ class TruthReader:
             raise CLIError(f"{path} is not a video's ground truth ({e})") from None
         if data.get("game") != board.name:
             raise CLIError(f"{path} is the ground truth of a {data.get('game')} video, not {board.name}")
-        return cls(positions, frames)
+        from vision.synth.scene import pose_from_truth
+
+        return cls(positions, frames, pose_from_truth(data))
 
     def read(self, frame: Frame) -> Reading:
         truth = self.frames[frame.index] if frame.index < len(self.frames) else {}
@@ -191,7 +195,7 @@ class TruthReader:
             return Reading(None, hand=True)
         if truth.get("position") is None:
             return Reading(None)
-        return Reading(Observation(dict(self.positions[truth["position"]])))
+        return Reading(Observation(dict(self.positions[truth["position"]])), overlay=self.pose)
 
 
 class ObservationLog(FrameSource):
@@ -243,6 +247,8 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
     except SourceError as e:
         raise CLIError(str(e)) from None
     board, journal, notes = open_game(args)
+    if args.truth is not None and not is_log:
+        notes.append(f"stacks taken from the ground truth {args.truth.name}, not read from the images")
     try:
         reader = None if is_log else make_reader(args, board)
         session = Session(board, reader, journal=journal, teach=args.teach,
