@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
+from rules.infer import Observation, infer
 from rules.record import Record, parse_result
 from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("rules", help="replay records, list legal turns, perft counts (no camera needed)",
-                            description="The rules engine on its own: records, legal turns, perft.")
+    parser = sub.add_parser("rules", help="replay records, list legal turns, perft counts, infer turns (no camera needed)",
+                            description="The rules engine on its own: records, legal turns, perft, move inference.")
     rsub = parser.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
 
     p = rsub.add_parser("replay", help="replay a game record, checking every turn",
@@ -44,6 +45,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_perft)
 
+    p = rsub.add_parser("infer", help="infer the turn played from an observed board",
+                        description="Say which legal turn turned the position (the start, or after the turns of "
+                                    "--record) into the observed board: turn, partial, ambiguous, illegal, unchanged "
+                                    "or restored. OBS.json is {\"points\": {point: stack}, \"confidence\": "
+                                    "{point: 0..1}}; a stack is written bottom to top with w, b and ? for an "
+                                    "unreadable layer, a point left out was not seen.")
+    add_game_argument(p)
+    p.add_argument("--record", type=Path, metavar="FILE", help="the game so far (default: the start position)")
+    p.add_argument("--observation", type=Path, metavar="OBS.json", required=True, help="the observed board")
+    p.add_argument("--done", action="store_true", help="the players said the turn is finished")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_infer)
+
 
 def read_record_file(path: Path, board: Board[Any]) -> Record:
     """Read a record file for ``board``'s game, with a clear error if it is missing or unreadable."""
@@ -59,18 +73,26 @@ def read_record_file(path: Path, board: Board[Any]) -> Record:
         raise CLIError(f"{path}: {e}") from None
 
 
-def play_turn(board: Board[Any], number: int, text: str) -> str:
-    """Play turn ``number`` of a record, returning it in canonical notation.
+def turn_number(board: Board[Any]) -> int:
+    """The record's number of the turn about to be played.
+
+    Records number full turns, White's column first; a game Black opens (Abande) starts at 0."""
+    ply = board.ply + 1
+    return (ply + 1) // 2 if board.first_player == "w" else ply // 2
+
+
+def play_turn(board: Board[Any], text: str) -> str:
+    """Play the next turn of a record, returning it in canonical notation.
 
     Raises :class:`CLIError` (status 1) naming the turn number, the turn and the reason."""
-    who = COLOUR_NAMES[board.turn]
+    label = f"{turn_number(board)} ({COLOUR_NAMES[board.turn]})"
     outcome = board.outcome()
     if outcome is not None:
-        raise CLIError(f"turn {number} ({who}) {text!r}: the game is already over ({outcome.reason})", status=1)
+        raise CLIError(f"turn {label} {text!r}: the game is already over ({outcome.reason})", status=1)
     try:
         turn = board.parse_turn(text)
     except IllegalTurn as e:
-        raise CLIError(f"turn {number} ({who}) {text!r}: {e}", status=1) from None
+        raise CLIError(f"turn {label} {text!r}: {e}", status=1) from None
     notation = board.turn_notation(turn)
     board.push(turn)
     return notation
@@ -78,7 +100,7 @@ def play_turn(board: Board[Any], number: int, text: str) -> str:
 
 def play_record(board: Board[Any], record: Record) -> list[str]:
     """Play every turn of a record; see :func:`play_turn`."""
-    return [play_turn(board, i, text) for i, text in enumerate(record.turns, 1)]
+    return [play_turn(board, text) for text in record.turns]
 
 
 def _board_after(args: argparse.Namespace) -> Board[Any]:
@@ -95,12 +117,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         args.observations.mkdir(parents=True, exist_ok=True)
     turns: list[str] = []
     for i, text in enumerate(record.turns, 1):
-        mover = COLOUR_NAMES[board.turn]
-        turns.append(play_turn(board, i, text))
+        label = f"{turn_number(board)}.{'' if board.turn == 'w' else ' ...'}"
+        turns.append(play_turn(board, text))
         if args.observations is not None:
             (args.observations / f"{i:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
-            print(f"{i:>3}. {mover:<5} {turns[-1]}")
+            print(f"{label:>7} {turns[-1]}")
     outcome = board.outcome()
     stated = parse_result(record.result) if record.result else None
     if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
@@ -155,4 +177,38 @@ def cmd_perft(args: argparse.Namespace) -> int:
             print_json({"depth": depth, "nodes": nodes, "seconds": round(seconds, 4)})
         else:
             print(f"depth {depth}: {nodes} ({seconds:.3f} s)", flush=True)
+    return 0
+
+
+def read_observation(path: Path) -> Observation:
+    """Read an observation file, with a clear error if it is missing or malformed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CLIError(f"no such file: {path}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CLIError(f"{path} is not a JSON file: {e}") from None
+    try:
+        return Observation.from_json(data)
+    except ValueError as e:
+        raise CLIError(f"{path}: {e}") from None
+
+
+def cmd_infer(args: argparse.Namespace) -> int:
+    board = _board_after(args)
+    observation = read_observation(args.observation)
+    try:
+        observation.check(board)
+    except ValueError as e:
+        raise CLIError(f"{args.observation}: {e}") from None
+    result = infer(board, observation, done=args.done)
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    print(f"{result.kind}: {result.message}")
+    for c in result.candidates[1:] if result.kind == "turn" else result.candidates:
+        print(f"  {c.notation}  score {c.score:.2f}" + "".join(f"\n    {d}" for d in c.differences))
+    if result.kind == "turn":
+        for d in result.differences:
+            print(f"  overridden {d}")
     return 0
