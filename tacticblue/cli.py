@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scenes",
     "calibrate",
     "panel",
+    "read",
 )
 
 
