@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scenes",
     "calibrate",
     "live",
+    "read",
 )
 
 

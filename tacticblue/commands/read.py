@@ -1,0 +1,71 @@
+"""``tacticblue read``: every point's stack in one picture of the board.
+
+    tacticblue read frame.jpg --game accasta --json
+    tacticblue read frame.jpg --game dame100 --calibration board.json --overlay read.png
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tacticblue.commands import CLIError, add_game_argument, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("read", help="read every point's stack (colours and height) in a picture",
+                            description="Read what stands on every point of the board in one picture: "
+                                        "empty, or a stack written bottom to top with w/b (? for a layer "
+                                        "that cannot be seen), with a confidence per point. Points that "
+                                        "cannot be read at all (out of view, under a hand) are left out.")
+    parser.add_argument("image", metavar="IMAGE")
+    add_game_argument(parser)
+    parser.add_argument("--calibration", "-c", help="board calibration from 'calibrate board' "
+                                                    "(default: find the board in the picture)")
+    parser.add_argument("--white-side", choices=("near", "far", "left", "right"), default="near",
+                        help="where White sits when the board is found in the picture (default: nearest the camera)")
+    parser.add_argument("--overlay", "-o", help="draw what was read on the picture and write it here (PNG/JPEG)")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"game", "points", "confidence", "readable", "reason"}')
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.board_file import load_calibration
+    from calibration.intrinsics import read_image
+    from rules import GAMES
+    from rules.diagram import diagram
+    from vision.board_finder import BoardNotFound, find_board
+    from vision.reader import StackReader
+
+    image = read_image(args.image)
+    geometry = GAMES[args.game].geometry
+    size = (image.shape[1], image.shape[0])
+    if args.calibration:
+        pose = load_calibration(args.calibration, geometry.kind, size).pose
+    else:
+        try:
+            pose = find_board(image, geometry.kind, white_side=args.white_side)
+        except BoardNotFound as e:
+            raise CLIError(f"{e}; calibrate the board with 'tacticblue calibrate board' and pass --calibration") from None
+    reading = StackReader(args.game, pose).read(image)
+    if args.overlay:
+        import cv2
+
+        from vision.reader import draw_reading
+
+        if not cv2.imwrite(args.overlay, draw_reading(image, pose, geometry, reading)):
+            raise CLIError(f"{args.overlay}: cannot write the overlay (use a .png or .jpg name)")
+    if args.json:
+        print_json(reading.to_json())
+    else:
+        obs = reading.observation
+        shown = {n: obs.points.get(n, "?") if n in obs.points else "-" for n in geometry.names}
+        print(diagram(geometry, shown))
+        if not reading.readable:
+            print(f"not readable: {reading.reason}")
+        low = sorted(n for n, c in obs.confidence.items() if n in obs.points and c < 0.5)
+        if low:
+            print("unsure: " + ", ".join(f"{n} {obs.points[n] or 'empty'} ({obs.confidence[n]:.2f})" for n in low))
+        if args.overlay:
+            print(f"wrote {args.overlay}")
+    return 0 if reading.readable else 1

@@ -1,0 +1,140 @@
+"""Read a whole frame: every point's stack with a confidence, or why the frame is not readable.
+
+>>> import numpy as np
+>>> from vision.synth.scene import random_scene, render_image
+>>> from vision.synth.photo import random_photo_look
+>>> rng = np.random.default_rng(3)
+>>> scene = random_scene("dame100", rng, size=(640, 360))
+>>> reading = StackReader("dame100", scene.pose).read(render_image(scene, random_photo_look(rng), rng))
+>>> reading.readable, len(reading.observation.confidence)
+(True, 50)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import rules
+from calibration.camera import BoardPose
+from rules.infer import Observation
+from vision.colours import ColourModel, brightness
+from vision.hands import hand_mask
+from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, read_heights
+
+MIN_SHARPNESS = 6.0
+"""Below this edge strength (grey levels per pixel) the frame is too blurred to read."""
+MIN_IN_VIEW = 0.6
+"""A point with less of its samples inside the frame than this is not read."""
+FLAT_SIDE_PX = 1.5
+"""A layer's side shorter than this (pixels, camera straight above) shows no colour."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one frame shows: the observation (points not seen are left out) and whether the
+    frame could be read as a whole."""
+
+    game: str
+    observation: Observation
+    readable: bool
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "points": self.observation.points,
+                "confidence": {k: round(v, 3) for k, v in self.observation.confidence.items()},
+                "readable": self.readable, "reason": self.reason}
+
+
+class StackReader:
+    """Reads frames of one game from one board pose (the per-pose work is done once)."""
+
+    def __init__(self, game: str, pose: BoardPose) -> None:
+        if game not in rules.GAMES:
+            raise ValueError(f"unknown game {game!r}")
+        cls = rules.GAMES[game]
+        if cls.geometry.kind != pose.kind:
+            raise ValueError(f"{game} is played on the {cls.geometry.kind} side, the pose is of the {pose.kind} side")
+        self.game = game
+        self.pose = pose
+        self.model = StackModel(pose, cls.geometry, cls.max_height)
+
+    def read(self, image: np.ndarray) -> Reading:
+        """Read a BGR frame taken with the reader's pose (same size as its camera)."""
+        model = self.model
+        h, w = image.shape[:2]
+        if (w, h) != model.pose.camera.image_size:
+            cw, ch = model.pose.camera.image_size
+            raise ValueError(f"the frame is {w}x{h} but the board pose is for {cw}x{ch} frames")
+        names = model.names
+        frame = FrameSamples.of(model, image)
+        if frame.sharpness < MIN_SHARPNESS:
+            return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
+                           "the frame is too blurred to read")
+        hand = hand_mask(image, model.pose, model.geometry)
+        hidden = None
+        if hand.any():
+            px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
+            hidden = hand[px[:, 1], px[:, 0]]
+        heights, prob, masks = read_heights(model, frame, hidden)
+        levels: dict[tuple[int, int], float] = {}
+        for i, hgt in enumerate(heights):
+            ps, s = model.points[i], model.starts[i]
+            for k in range(hgt):
+                idx = ps.front[k][masks[i][ps.front[k]]]
+                if k == hgt - 1:
+                    cap = ps.cap[hgt][masks[i][ps.cap[hgt]]]
+                    idx = cap if ps.side_px < FLAT_SIDE_PX else np.concatenate([idx, cap])
+                elif ps.side_px < FLAT_SIDE_PX or len(idx) < HIDDEN_LAYER * len(ps.front[k]):
+                    continue
+                if len(idx):
+                    levels[(i, k)] = float(np.median(brightness(frame.colour[s + idx])))
+        colours = ColourModel.fit(np.array(list(levels.values())))
+        points: dict[str, str] = {}
+        confidence: dict[str, float] = {}
+        for i, name in enumerate(names):
+            ps, s = model.points[i], model.starts[i]
+            n = len(masks[i])
+            in_view = model.in_frame[s:s + n].mean()
+            under_hand = hidden is not None and hidden[s:s + n].mean() > 0.05
+            if in_view < MIN_IN_VIEW or under_hand:
+                confidence[name] = 0.0
+                continue
+            stack, conf = "", float(prob[i])
+            for k in range(int(heights[i])):
+                if (i, k) in levels:
+                    c, cc = colours.colour(levels[(i, k)])
+                    stack += c
+                    conf *= cc
+                else:
+                    stack += "?"
+                    conf *= 0.5
+            points[name] = stack
+            confidence[name] = conf * min(1.0, in_view / 0.9)
+        if hand.any():
+            return Reading(self.game, Observation(points, confidence), False, "a hand is over the board")
+        return Reading(self.game, Observation(points, confidence), True)
+
+
+def draw_reading(image: np.ndarray, pose: BoardPose, geometry, reading: Reading) -> np.ndarray:
+    """The picture with every point's reading written at the point: green sure, orange unsure,
+    red not read."""
+    import cv2
+
+    out = image.copy()
+    obs = reading.observation
+    scale = max(0.35, image.shape[1] / 2400)
+    for name, (u, v) in pose.point_pixels(geometry).items():
+        conf = obs.conf(name) if name in obs.points else 0.0
+        text = obs.points.get(name, "x") or "."
+        colour = (60, 200, 60) if conf >= 0.8 else (0, 160, 255) if conf > 0 else (40, 40, 230)
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
+        org = (int(u - tw / 2), int(v + th / 2))
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
+    if not reading.readable:
+        cv2.putText(out, f"not readable: {reading.reason}", (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (40, 40, 230), 2,
+                    cv2.LINE_AA)
+    return out
