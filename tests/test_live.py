@@ -315,3 +315,21 @@ def test_demo_records_the_bundled_accasta_video_as_the_rulebook_game(cli):
     # turn for the game: c5:xc4,-d5 may be read as c5:-d5,xc4.
     assert positions("accasta", seen) == positions("accasta", turns)
     assert sum(a != b for a, b in zip(seen, turns)) <= 2
+
+
+def test_without_a_board_in_view_the_game_is_kept_and_the_user_told(cli, tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for n in range(12):  # an empty table, seen by the real vision reader (board finder)
+        cv2.imwrite(str(frames / f"{n:03d}.png"), np.full((180, 320, 3), 120, np.uint8))
+    out = cli("replay", frames, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    messages = [e["message"] for e in events(out.stdout)]
+    assert any("not in view" in m for m in messages) and "end of frames" in messages[-1]
+    assert read_journal(tmp_path / "j").turns == []
+
+
+def test_a_camera_that_cannot_be_opened_is_a_one_line_error(cli, tmp_path):
+    out = cli("watch", "--camera", "57", "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
+    assert out.returncode == 2 and "camera 57" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "j").exists()

@@ -79,6 +79,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="replay the bundled sample: the Accasta rulebook game",
                        description="Referee the bundled recording of the Accasta rulebook game.")
     add_live_options(p)
+    p.add_argument("--read-images", action="store_true",
+                   help="read the stacks from the images with vision instead of the recording's ground truth")
     p.set_defaults(func=cmd_demo, game=None)
 
 
@@ -88,9 +90,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     args.game = "accasta"
     if not DEMO_VIDEO.is_file():
         raise CLIError(f"the sample recording {DEMO_VIDEO.relative_to(ROOT)} is missing from this checkout")
-    truth = DEMO_VIDEO.with_suffix(".json")
-    if args.truth is None and truth.is_file() and not vision_reader_available():
-        args.truth = truth  # until stack reading from images is part of the build
+    if args.truth is None and not args.read_images:
+        # The sample is rendered: its ground truth gives the stacks, so the demo shows the
+        # companion (stillness, refereeing, journal, record) whatever vision makes of it.
+        args.truth = DEMO_VIDEO.with_suffix(".json")
     return run(args, str(DEMO_VIDEO), recording=True)
 
 
@@ -147,24 +150,13 @@ def export(session: Session, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def vision_reader_available() -> bool:
-    try:
-        import vision.reader  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
     """The reader of frames: the video's ground truth (``--truth``) or vision."""
     if args.truth is not None:
         return TruthReader.load(args.truth, board)
-    if not vision_reader_available():
-        raise CLIError("reading stacks from images is not part of this build yet (no vision.reader); "
-                       "replay an observation log (.jsonl) or a synthetic video with --truth")
-    import vision.reader
+    from tacticblue.vision_reader import VisionReader
 
-    return vision.reader.open_reader(board, calibration=args.calibration, white_side=args.white_side)
+    return VisionReader(board, args.calibration, args.white_side)
 
 
 class TruthReader:
@@ -242,6 +234,9 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
     if args.game is None and args.resume is None:
         raise CLIError("give --game (or --resume a journal)")
     is_log = str(spec).endswith(".jsonl")
+    import cv2
+
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # our own one-line errors say it
     try:
         source: FrameSource = ObservationLog(Path(spec)) if is_log else open_source(spec)
     except SourceError as e:

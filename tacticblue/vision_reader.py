@@ -1,0 +1,85 @@
+"""The live session's reader of camera frames: board pose, hand check and stacks from vision.
+
+:class:`VisionReader` puts the vision pieces together for :class:`tacticblue.session.Session`:
+the board's pose from a calibration file or found in the first readable frame
+(:func:`vision.board_finder.find_board`, White's side from the game's position), kept
+through the game by :class:`vision.tracking.BoardTracker` (a bumped board is found
+again: status ``moved``), and every point's stack by :class:`vision.reader.StackReader`
+(rebuilt only when the pose changes).  A frame with a hand over the board, too blurred,
+or without the board gives no observation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rules import Board
+from tacticblue.session import Reading
+from tacticblue.sources import Frame
+
+
+SEARCH_EVERY_S = 1.0
+"""While no board is found, look for it this often (seconds of the source)."""
+
+
+class VisionReader:
+    """Reads frames of ``board``'s game (see the module docstring)."""
+
+    def __init__(self, board: Board[Any], calibration: Path | None = None, white_side: str = "near") -> None:
+        self.board = board
+        self.calibration = calibration
+        self.white_side = white_side
+        self._tracker: Any = None
+        self._stacks: Any = None
+        self._next_search = 0.0
+
+    def _start(self, image: Any) -> str:
+        """Find the pose in the first frame; ``"steady"`` or ``"lost"``."""
+        from vision.board_finder import BoardNotFound, find_board
+        from vision.tracking import BoardTracker
+
+        geometry = self.board.geometry
+        size = (image.shape[1], image.shape[0])
+        if self.calibration is not None:
+            from calibration.board_file import load_calibration
+
+            pose = load_calibration(self.calibration, geometry.kind, size).pose
+        else:
+            try:
+                pose = find_board(image, geometry.kind, white_side=self.white_side,
+                                  start=(geometry, self.board.visible()))
+            except BoardNotFound:
+                return "lost"
+        self._tracker = BoardTracker(pose)
+        self._tracker.update(image)
+        self._use(pose)
+        return "steady"
+
+    def _use(self, pose: Any) -> None:
+        from vision.reader import StackReader
+
+        self._stacks = StackReader(self.board.name, pose)
+
+    def read(self, frame: Frame) -> Reading:
+        image = frame.image
+        if self._tracker is None:
+            if frame.t < self._next_search:
+                return Reading(None, status="lost")
+            status = self._start(image)
+            if status == "lost":
+                self._next_search = frame.t + SEARCH_EVERY_S  # a full search is slow: not on every frame
+                return Reading(None, status="lost")
+        else:
+            track = self._tracker.update(image)
+            status = track.status
+            if status == "lost":
+                return Reading(None, status="lost")
+            if status == "moved":
+                self._use(track.pose)
+        reading = self._stacks.read(image)
+        pose = self._tracker.pose
+        if not reading.readable:
+            hand = bool(reading.reason and "hand" in reading.reason)
+            return Reading(None, hand=hand, status=status, overlay=pose)
+        return Reading(reading.observation, status=status, overlay=pose)
