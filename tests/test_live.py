@@ -333,3 +333,28 @@ def test_a_camera_that_cannot_be_opened_is_a_one_line_error(cli, tmp_path):
     out = cli("watch", "--camera", "57", "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
     assert out.returncode == 2 and "camera 57" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "j").exists()
+
+
+def test_ctrl_c_keeps_the_journal_and_writes_the_record(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tacticblue", "demo", "--json", "--journal", tmp_path / "j",
+                             "--record", tmp_path / "r"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stdout:  # interrupt after the third turn
+        seen.append(json.loads(line))
+        if sum(e["event"] == "turn" for e in seen) == 3:
+            proc.send_signal(signal.SIGINT)
+            break
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err
+    kept = read_journal(tmp_path / "j").turns
+    turns, _ = record_turns("accasta")
+    assert 3 <= len(kept) < len(turns) and kept == turns[:len(kept)]
+    assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == kept

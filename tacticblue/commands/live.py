@@ -242,6 +242,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
     except SourceError as e:
         raise CLIError(str(e)) from None
     board, journal, notes = open_game(args)
+    session: Session | None = None
     if args.truth is not None and not is_log:
         notes.append(f"stacks taken from the ground truth {args.truth.name}, not read from the images")
     try:
@@ -304,13 +305,13 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         ended_by = "stopped" if stopped else (source.ended_by or "the source ended")
         camera_lost = not recording and not stopped
         report(session.finish(t, ended_by, confirm_pending=recording and not stopped))
-        if args.record is not None:
-            export(session, args.record)
         if window is not None:
             window.close()
         if panel is not None:
             panel.close()
         return 1 if camera_lost else 0
-    finally:
+    finally:  # also on Ctrl-C: the journal has every turn already, the record is written too
+        if session is not None and args.record is not None:
+            export(session, args.record)
         source.close()
         journal.close()
