@@ -32,6 +32,13 @@ def record_turns(game: str) -> tuple[list[str], str | None]:
     return notes, record.result
 
 
+def board_after(game: str, turns: list[str]):
+    board = new_game(game)
+    for text in turns:
+        board.push_notation(text)
+    return board
+
+
 def stages(board, turn) -> list[dict[str, str]]:
     """The boards a player leaves while carrying out ``turn``: move by move for Accasta
     (the renderer's stages); for games with their own ``partial_chains`` (a draughts capture:
@@ -112,9 +119,7 @@ def test_the_turn_in_progress_is_announced_and_confirmed_by_the_reply(cli, tmp_p
 
 def test_an_illegal_move_is_reported_with_what_to_put_back_and_nothing_false_is_recorded(cli, tmp_path):
     turns, _ = record_turns("accasta")
-    board = new_game("accasta")
-    for text in turns[:2]:
-        board.push_notation(text)
+    board = board_after("accasta", turns[:2])
     wrong = board.visible()
     wrong["a4"], wrong["e4"] = "", board["a4"]  # White's pile jumps across the board
     log = write_log(tmp_path / "g.jsonl", "accasta", turns[:4],
@@ -132,9 +137,7 @@ def test_an_illegal_move_is_reported_with_what_to_put_back_and_nothing_false_is_
 
 def test_a_take_back_is_seen_when_the_board_returns_to_an_earlier_position(cli, tmp_path):
     turns, _ = record_turns("abande")
-    board = new_game("abande")
-    for text in turns[:4]:
-        board.push_notation(text)
+    board = board_after("abande", turns[:4])
     earlier = board.visible()
     board.push_notation(turns[4])
     # after turn 5 the players put the board back as it was after turn 4, play turn 5 again, and go on
@@ -156,9 +159,7 @@ def test_a_game_cut_in_half_is_finished_from_its_journal(cli, tmp_path):
     out = cli("replay", first, "--game", "accasta", "--json", "--journal", tmp_path / "j")
     assert out.returncode == 0, out.stderr
     # the second recording starts from the board after turn 13
-    board = new_game("accasta")
-    for text in turns[:13]:
-        board.push_notation(text)
+    board = board_after("accasta", turns[:13])
     rest = [json.loads(line) for line in write_log(tmp_path / "b.jsonl", "accasta", turns).read_text().splitlines()]
     cut = next(n for n, e in enumerate(rest) if e.get("points") == board.visible())
     (tmp_path / "b.jsonl").write_text("".join(json.dumps(e) + "\n" for e in rest[cut:]))
@@ -296,12 +297,7 @@ def test_a_video_cut_in_half_and_resumed_from_the_journal_gives_the_whole_game(c
 
 
 def positions(game: str, turns: list[str]) -> list[dict[str, str]]:
-    board = new_game(game)
-    out = []
-    for text in turns:
-        board.push_notation(text)
-        out.append(board.visible())
-    return out
+    return [board_after(game, turns[:n]).visible() for n in range(1, len(turns) + 1)]
 
 
 def test_demo_records_the_bundled_accasta_video_as_the_rulebook_game(cli):
