@@ -2,10 +2,11 @@
 
 For each game the depth grows until one depth takes about a second (never one predicted
 to take more than --max-seconds); that depth is then run --repeat times and the fastest
-run is printed: nodes (leaves), seconds, nodes per second.  For dame100 the same count
-is also run by py-draughts, through its public legal-moves/push/pop API in its own
-virtualenv (built by tools/oracles.sh), its runs interleaved with ours so both see the
-same machine load.
+run is printed: nodes (leaves), seconds, nodes per second.  Seconds are the CPU time of
+the process that counts (``time.process_time``), steadier than wall time on a busy
+machine.  For dame100 the same count is also run by py-draughts, through its public
+legal-moves/push/pop API in its own virtualenv (built by tools/oracles.sh), its runs
+interleaved with ours so both see the same machine load.
 
     python3 benchmarks/rules.py                 # every game
     python3 benchmarks/rules.py dame100 --json  # one game, JSON lines
@@ -37,9 +38,9 @@ def choose_depth(game: str, min_seconds: float, max_seconds: float, max_depth: i
     board = new_game(game)
     previous = None
     for depth in range(1, max_depth + 1):
-        start = time.perf_counter()
+        start = time.process_time()
         nodes = board.perft(depth)
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         growth = nodes / previous if previous else 10.0  # the branching factor
         if seconds >= min_seconds or seconds * max(growth, 2.0) > max_seconds:
             return depth
@@ -49,9 +50,9 @@ def choose_depth(game: str, min_seconds: float, max_seconds: float, max_depth: i
 
 def our_perft(game: str, depth: int) -> tuple[int, float]:
     board = new_game(game)
-    start = time.perf_counter()
+    start = time.process_time()
     nodes = board.perft(depth)
-    return nodes, time.perf_counter() - start
+    return nodes, time.process_time() - start
 
 
 class PyDraughts:

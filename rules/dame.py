@@ -143,6 +143,17 @@ class DameTurn(NamedTuple):
 
 _new_turn = tuple.__new__
 
+# Every possible move without capture, built once: generation hands out these shared values.
+MAN_MOVES: dict[int, tuple[tuple[tuple[int, DameTurn], ...], ...]] = {
+    side: tuple(tuple((t, DameTurn((s, t))) for t in targets) for s, targets in enumerate(steps))
+    for side, steps in STEPS.items()
+}
+"""Per side and square, (target, turn) for each forward step of a man."""
+KING_MOVES: tuple[tuple[tuple[tuple[int, DameTurn], ...], ...], ...] = tuple(
+    tuple(tuple((t, DameTurn((s, t))) for t in ray) for ray in rays) for s, rays in enumerate(RAYS)
+)
+"""Per square and direction, (target, turn) along the ray for a king."""
+
 
 def _man_captures(sq: list[int], cur: int, opp: int, path: list[int], caps: list[int],
                   out: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> None:
@@ -266,7 +277,7 @@ class Dame100(Board[DameTurn]):
         sq = self._sq
         me = SIDE_BIT[self.turn]
         opp = me ^ 3
-        steps = STEPS[me]
+        steps = MAN_MOVES[me]
         found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         quiet: list[DameTurn] = []
         for s in sorted(self._pieces[me]):  # one pass: captures, and quiet moves until one is found
@@ -276,11 +287,11 @@ class Dame100(Board[DameTurn]):
                 _king_captures(sq, s, opp, [s], [], found)
                 sq[s] = p
                 if not found:
-                    for ray in RAYS[s]:
-                        for t in ray:
+                    for ray in KING_MOVES[s]:
+                        for t, turn in ray:
                             if sq[t]:
                                 break
-                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+                            quiet.append(turn)
                 continue
             for over, land in JUMPS[s]:  # cheap test first: most men cannot capture
                 if sq[over] & opp and not sq[land]:
@@ -290,9 +301,9 @@ class Dame100(Board[DameTurn]):
                     break
             else:
                 if not found:
-                    for t in steps[s]:
+                    for t, turn in steps[s]:
                         if not sq[t]:
-                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+                            quiet.append(turn)
         if not found:
             return quiet
         most = max(len(c) for _, c in found)
