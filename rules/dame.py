@@ -108,9 +108,9 @@ class DameTurn(NamedTuple):
     """One turn: the squares the piece stops on (start first) and the squares it captures.
 
     Equality and hashing use (start, end, set of captured squares) only: see the
-    module docstring.
+    module docstring.  A king on e3 (38) taking the four men round it, either way round:
 
-    >>> DameTurn((10, 28, 10), (19, 23, 33, 32)) == DameTurn((10, 37, 10), (32, 23, 19, 33))
+    >>> DameTurn((38, 29, 18, 27, 38), (33, 23, 22, 32)) == DameTurn((38, 27, 18, 29, 38), (32, 22, 23, 33))
     True
     """
 
