@@ -17,3 +17,5 @@ from rules import accasta  # noqa: F401,E402
 from rules import abande  # noqa: E402,F401
 from rules import attangle  # noqa: E402,F401
 from rules import dame  # noqa: E402,F401
+from rules import attraktion  # noqa: E402,F401
+from rules import alva  # noqa: E402,F401
