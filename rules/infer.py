@@ -778,12 +778,19 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
 def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
     """Why the observed board cannot follow a legal turn, in a player's words.
 
-    First whether the other player moved out of turn, or took fewer of the opponent's
-    pieces off the board than every legal turn does (a compulsory capture skipped or
-    cut short); then the game's own ``explain_illegal(seen)``; then generic checks: a
-    stack above the game's height limit, pieces appearing from nowhere."""
+    In this order: a board no turn can make (a stack above the game's height limit,
+    more pieces of a colour than the game has); the other player moving out of turn;
+    fewer opponent pieces taken off than every legal turn takes (a compulsory capture
+    skipped or cut short); the game's own ``explain_illegal(seen)``."""
     seen_points = {n: s for n, s in zip(board.geometry.names, seen.stacks) if s is not None}
-    # The other player moved.
+    for name, stack in seen_points.items():
+        if len(stack) > board.max_height:
+            return f"a stack may not be higher than {board.max_height} (seen {len(stack)} at {name})"
+    material = board.material()
+    for colour in ("w", "b"):
+        on_board = sum(s.count(colour) for s in seen_points.values())
+        if on_board > material[colour]:  # type: ignore[index]
+            return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
     flipped = board.copy()
     flipped.turn = other(board.turn)
     probe = GameState(flipped).position()
@@ -796,20 +803,8 @@ def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
     if reason:
         return reason
     hook = getattr(board, "explain_illegal", None)
-    if hook is not None:
-        reason = hook(seen_points)
-        if reason:
-            return str(reason)
-    for name, stack in seen_points.items():
-        if len(stack) > board.max_height:
-            return f"a stack may not be higher than {board.max_height} (seen {len(stack)} at {name})"
-    # Pieces that cannot have come from anywhere: more of a colour than the game has.
-    material = board.material()
-    for colour in ("w", "b"):
-        on_board = sum(s.count(colour) for s in seen_points.values())
-        if on_board > material[colour]:  # type: ignore[index]
-            return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
-    return f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"
+    reason = hook(seen_points) if hook is not None else None
+    return str(reason) if reason else f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"
 
 
 def _skipped_capture(board: Board[Any], pos: _Position, seen: _Seen) -> str | None:
