@@ -397,6 +397,8 @@ class GameState:
             else:
                 self.push(turns[:-1])
                 self.pending = turns[-1]
+        elif result.kind == "partial" and result.best is not None and len(result.best.turns) > 1:
+            self.push(result.best.turns[:-1])  # the opponent started: the pending turn is final
         elif result.kind == "unchanged" and done:
             self.turn_done()
         elif result.kind == "restored" and result.restored_ply is not None:
@@ -533,7 +535,7 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
         reply = _reply(state, seen, done)
         if reply is not None:
             return reply
-        partial = _partial(state, pos, seen)
+        partial = _partial(state, pos, seen) or _reply(state, seen, done, partial=True)
         if partial is not None:
             return partial
     if all(seen.low[i] for i in moved):
@@ -652,8 +654,9 @@ def _restored(state: GameState, seen: _Seen) -> Inference | None:
     return None
 
 
-def _reply(state: GameState, seen: _Seen, done: bool) -> Inference | None:
-    """The opponent already replied: confirm the pending turn, or a pass, and match the reply."""
+def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> Inference | None:
+    """The opponent already replied (or, with ``partial``, started to): confirm the pending
+    turn, or a pass, and match the reply in the position after it."""
     board = state.board
     if state.pending is not None:
         firsts = [state.pending]
@@ -663,6 +666,11 @@ def _reply(state: GameState, seen: _Seen, done: bool) -> Inference | None:
         board.push(first)
         try:
             pos = state.position()
+            if partial:
+                found = _partial(state, pos, seen, (first,))
+                if found is not None:
+                    return found
+                continue
             exact, override = _match_turns(board, pos, seen, board.stacks)
             matches = exact or (override if len(override) == 1 else [])
             if matches:
@@ -672,8 +680,9 @@ def _reply(state: GameState, seen: _Seen, done: bool) -> Inference | None:
     return None
 
 
-def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
-    """``partial`` if the observation is some turn carried out only in part."""
+def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:
+    """``partial`` if the observation is some turn carried out only in part (after the
+    turns ``prefix``, already pushed on ``state.board``)."""
     board = state.board
     fits = board.stack_fits
     base = board.stacks
@@ -681,6 +690,7 @@ def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
     # With the generic chains a turn's partial states only touch the points it changes;
     # a game's own chains may pass through others (a draughts piece's landing squares).
     own_chains = getattr(board, "partial_chains", None) is not None
+    prefix_notes = _prefix_notations(state, prefix)
     found: list[Candidate] = []
     for points, members in pos.groups.items():
         if not own_chains and not need <= points:
@@ -689,15 +699,19 @@ def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
             turn, changes = pos.results[n]
             remaining = _chain_progress(board, turn, changes, seen, need)
             if remaining is not None:
-                found.append(Candidate((turn,), (board.turn_notation(turn),), 1.0, remaining=tuple(remaining)))
+                found.append(Candidate(prefix + (turn,), prefix_notes + (board.turn_notation(turn),), 1.0,
+                                       remaining=tuple(remaining)))
     if not found:
         return None
     found.sort(key=lambda c: (len(c.remaining), _length(c.turns[-1]), c.notation))
+    who = COLOUR_NAMES[board.turn]
     if len(found) == 1:
-        msg = f"{COLOUR_NAMES[board.turn]} is playing {found[0].notation}; still to do: {'; '.join(found[0].remaining)}"
+        msg = f"{who} is playing {found[0].notations[-1]}; still to do: {'; '.join(found[0].remaining)}"
     else:
-        msg = (f"{COLOUR_NAMES[board.turn]} has started one of {len(found)} turns: "
-               + ", ".join(c.notation for c in found[:8]) + (" ..." if len(found) > 8 else ""))
+        msg = (f"{who} has started one of {len(found)} turns: "
+               + ", ".join(c.notations[-1] for c in found[:8]) + (" ..." if len(found) > 8 else ""))
+    if prefix:
+        msg = f"{' '.join(prefix_notes)} confirmed; {msg}"
     return Inference("partial", msg, tuple(found))
 
 

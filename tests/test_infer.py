@@ -203,10 +203,15 @@ def test_accasta_turn_grows_over_successive_observations_and_the_reply_confirms_
     state.update(Observation(_after_text(script, "c4:-d4")))
     r = state.update(Observation(_after_text(script, "f4:-e5")))
     assert r.may_continue and state.pending is not None
-    # White replies before Black said "done": Black's turn is confirmed by White's move.
+    # White lifts a piece before Black said "done": Black's turn is final, White's is under way.
+    lifted = {**script.visible(), "c3": ""}
+    r = state.update(Observation(lifted))
+    assert r.kind == "partial" and r.best.notations[0] == "f4:-e5", r.message
+    assert r.message.startswith("f4:-e5 confirmed; white has started one of 6 turns: c3:"), r.message
+    assert state.pending is None and state.board.ply == 4
+    # White puts it down.
     r = state.update(Observation(_after_text(script, "c3:-d3")))
-    assert r.kind == "turn" and r.best.notations == ("f4:-e5", "c3:-d3"), r.message
-    assert r.message.startswith("f4:-e5 confirmed; white played c3:-d3"), r.message
+    assert r.kind == "turn" and r.best.notations == ("c3:-d3",), r.message
     assert state.board.ply == 5 and state.board.turn == "b" and state.pending is None
 
 
