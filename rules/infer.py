@@ -486,6 +486,8 @@ def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) ->
 
 def _may_continue(board: Board[Any], pos: _Position, turn: Any) -> bool:
     """Whether a legal turn of the same position goes on from ``turn``."""
+    if not hasattr(turn, "extends"):
+        return False
     if pos.longer is None:
         # Only turns with more moves can extend one: index them by their first move.
         pos.longer = {}

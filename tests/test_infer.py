@@ -125,9 +125,9 @@ def test_every_turn_of_the_rulebook_games_is_inferred(game: str, shared) -> None
 def test_random_games_of_every_variant(game: str) -> None:
     rng = random.Random(f"infer-{game}")
     tally: Counter[str] = Counter()
-    for _ in range(6):
+    for _ in range(5):
         board = new_game(game)
-        check_game(board, random_turns(board, rng, 80), tally)
+        check_game(board, random_turns(board, rng, 60), tally)
     assert tally["turn"] > 0
     print(game, dict(tally))
 
@@ -143,7 +143,7 @@ def test_degraded_observations(game: str) -> None:
     rng = random.Random(f"degraded-{game}")
     inferred = masked = 0
     for board, turn in (bt for _ in range(3) for bt in random_game(game, rng, 60)):
-        if inferred + masked == 60:
+        if inferred + masked == 40:
             break
         truth = after(board, turn)
         if truth == board.visible():
