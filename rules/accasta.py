@@ -34,7 +34,10 @@ A turn is an :class:`AccastaTurn` ``(origin, moves)``: ``origin`` a point index 
 ends at a point where the player could stop is itself a legal turn, so the
 move-inference module can treat turns as a tree: turn B *extends* turn A when they
 share the origin and ``A.moves`` is a proper prefix of ``B.moves`` (see
-:meth:`AccastaTurn.extends`).
+:meth:`AccastaTurn.extends`).  Different turns can leave the same position (with
+single-coloured stacks ``a1:2-b1`` and ``a1:-b1,+b1`` both put two pieces on b1), so a
+camera that sees only the result cannot always tell which was played; ``legal_turns``
+lists them all.
 
 >>> board = Accasta()
 >>> board.push_notation("b4:2-c5")
@@ -52,6 +55,7 @@ from typing import NamedTuple
 
 from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import hex_geometry
+from rules.stacking import point_index
 
 GEOMETRY = hex_geometry()
 MAX_MOVES = 3
@@ -102,6 +106,7 @@ _RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 
 _TURN = re.compile(r"^([a-z]\d+):(.+)$")
 _MOVE = re.compile(r"^(\d*)([-+x])([a-z]\d+)$")
+_HOLDS = {"-": "nothing", "+": "the mover's own stack", "x": "an opponent's stack"}
 _SIGNS = str.maketrans({"×": "x", "X": "x", "–": "-", "—": "-"})
 
 
@@ -280,17 +285,24 @@ class Accasta(Board[AccastaTurn]):
         >>> b.turn_notation(AccastaTurn(GEOMETRY.index("c3"), ((1, GEOMETRY.index("d4")),)))
         'c3:xd4'
         """
+        moves = ",".join(f"{count if count != 1 else ''}{sign}{GEOMETRY.name(dest)}"
+                         for count, sign, dest in self._signed_moves(turn))
+        return f"{GEOMETRY.name(turn.origin)}:{moves}"
+
+    def _signed_moves(self, turn: AccastaTurn) -> list[tuple[int, str, int]]:
+        """``(count, sign, destination)`` of each move, the sign saying what the destination
+        holds when that move is made: ``-`` nothing, ``+`` a stack of the mover, ``x`` one of
+        the opponent."""
         origin, moves = turn
         stacks = list(self.stacks)
-        parts = []
+        out = []
         for count, dest in moves:
             target = stacks[dest]
-            sign = "-" if not target else "+" if target[-1] == self.turn else "x"
-            parts.append(f"{count if count != 1 else ''}{sign}{GEOMETRY.name(dest)}")
+            out.append((count, "-" if not target else "+" if target[-1] == self.turn else "x", dest))
             source = stacks[origin]
             stacks[dest] = target + source[len(source) - count:]
             stacks[origin] = source[:len(source) - count]
-        return f"{GEOMETRY.name(origin)}:{','.join(parts)}"
+        return out
 
     def parse_turn(self, text: str) -> AccastaTurn:
         """The legal turn written ``text`` (booklet notation; spaces, ``×`` and a written
@@ -307,7 +319,7 @@ class Accasta(Board[AccastaTurn]):
         m = _TURN.match(compact)
         if not m:
             raise IllegalTurn(f"cannot read {text!r}: expected origin:moves, e.g. b4:2-c5")
-        origin = _point(m.group(1), text)
+        origin = point_index(GEOMETRY, m.group(1))
         moves, signs = [], []
         for part in m.group(2).split(","):
             mm = _MOVE.match(part)
@@ -315,19 +327,15 @@ class Accasta(Board[AccastaTurn]):
                 raise IllegalTurn(f"cannot read move {part!r} of {text!r}: expected [count](-|+|x)point, e.g. 2-c5")
             if mm.group(1) and int(mm.group(1)) == 0:
                 raise IllegalTurn(f"move {part!r} of {text!r} carries no piece")
-            moves.append((int(mm.group(1) or 1), _point(mm.group(3), text)))
+            moves.append((int(mm.group(1) or 1), point_index(GEOMETRY, mm.group(3))))
             signs.append(mm.group(2))
         turn = AccastaTurn(origin, tuple(moves))
         reason = self.why_illegal(turn)
         if reason is not None:
             raise IllegalTurn(reason)
-        written = self.turn_notation(turn).split(":")[1].split(",")
-        for i, (sign, canonical) in enumerate(zip(signs, written), 1):
-            true_sign = canonical.lstrip("0123456789")[0]
+        for i, (sign, (_, true_sign, dest)) in enumerate(zip(signs, self._signed_moves(turn)), 1):
             if sign != "-" and sign != true_sign:
-                where = canonical.lstrip("0123456789")[1:]
-                holds = "an opponent's stack" if true_sign == "x" else "the mover's own stack" if true_sign == "+" else "nothing"
-                raise IllegalTurn(f"move {i}: written {sign!r} but {where} holds {holds}")
+                raise IllegalTurn(f"move {i}: written {sign!r} but {GEOMETRY.name(dest)} holds {_HOLDS[true_sign]}")
         return turn
 
     def explain_illegal(self, seen: dict[str, str]) -> str | None:
@@ -368,12 +376,6 @@ def _played(stacks: list[str], turn: AccastaTurn) -> dict[int, str]:
         out[dest] = out.get(dest, stacks[dest]) + source[len(source) - count:]
         out[origin] = source[:len(source) - count]
     return out
-
-
-def _point(name: str, text: str) -> int:
-    if name not in GEOMETRY:
-        raise IllegalTurn(f"no point {name!r} on the board in {text!r}")
-    return GEOMETRY.index(name)
 
 
 def _path(origin: int, dest: int) -> list[int] | None:

@@ -41,18 +41,16 @@ jumped pieces are the ones between).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import EllipsisType
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rules.base import BLACK, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import Geometry, square_intersections
 
 
-@dataclass(frozen=True)
-class AlvaTurn:
+class AlvaTurn(NamedTuple):
     """One Alva turn: a capture (``jumps``: start and landing points) or an optional shift
-    (from, to) followed by a placement."""
+    (from, to) followed by a placement.  (A named tuple: a position has thousands of turns.)"""
 
     place: str | None = None
     shift: tuple[str, str] | None = None
@@ -101,7 +99,11 @@ class Alva(Board[AlvaTurn]):
 
     # --- turn generation ---------------------------------------------------------------
     def _jump_targets(self, at: int) -> list[tuple[int, list[int]]]:
-        """The jumps the piece on ``at`` can make now: (landing point, jumped points)."""
+        """The jumps the piece on ``at`` can make now: (landing point, jumped points).
+
+        Only opposing pieces are jumped: the booklet's "over a single piece" does not say
+        whose, but jumping is how one captures and every published description jumps
+        enemy pieces only.  Lines are the grid lines (orthogonal), as the shift's."""
         own = self.stacks[at]
         opp = other(own)  # type: ignore[arg-type]
         out = []
@@ -258,8 +260,10 @@ class Alva(Board[AlvaTurn]):
     def outcome(self) -> Outcome | None:
         """Over when the player to move can neither capture nor place.
 
-        Captures of the last turn still beside the board count for their capturer: the
-        give-back rule needs a capture in reply, and none can come any more."""
+        A shift alone is no turn (the placement after it is compulsory), so with an empty
+        hand only a capture keeps a player in the game.  Captures of the last turn still
+        beside the board count for their capturer: the give-back rule needs a capture in
+        reply, and none can come any more."""
         if self.hands[self.turn] > 0 or self._captures():
             return None
         w, b = self.score()

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import ClassVar, Union
 
-from rules.base import COLOUR_NAMES, WHITE, BLACK, Board, Colour, IllegalTurn, Outcome, other, register
+from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import KING, Geometry, hex_geometry, square_cells
 from rules.stacking import Place, point_index
 
@@ -156,22 +156,22 @@ class Attangle(Board[AttangleTurn]):
         return None
 
     # --- the rules ------------------------------------------------------------------
-    def _can_place(self, point: int) -> bool:
-        name = self.geometry.name(point)
-        return (not self.stacks[point] and name not in self.closed
-                and not (name in self.opening_closed and not any(self.stacks)))
+    def _shut(self) -> set[int]:
+        """The vacant points that may not be placed on now."""
+        names = self.closed | (self.opening_closed if not any(self.stacks) else frozenset())
+        return {self.geometry.index(n) for n in names}
 
     def _units_towards(self, target: int) -> list[int]:
         """The mover's stacks that can slide onto ``target``: the first stack along each
         straight line from it, if it is the mover's and of a height that may capture."""
         units = []
+        step, stacks = self.geometry.step, self.stacks
         for d in range(len(self.geometry.directions)):
-            for j in self.geometry.ray(target, d):
-                stack = self.stacks[j]
-                if stack:
-                    if self.owner(stack) == self.turn and len(stack) in self.unit_heights:
-                        units.append(j)
-                    break
+            j = step(target, d)
+            while j >= 0 and not stacks[j]:
+                j = step(j, d)
+            if j >= 0 and self.owner(stacks[j]) == self.turn and len(stacks[j]) in self.unit_heights:
+                units.append(j)
         return units
 
     def _turns(self) -> list[AttangleTurn]:
@@ -179,7 +179,8 @@ class Attangle(Board[AttangleTurn]):
         me = self.turn
         turns: list[AttangleTurn] = []
         if self.hands[me] > 0:
-            turns.extend(Place(i) for i in range(len(self.stacks)) if self._can_place(i))
+            shut = self._shut()
+            turns.extend(Place(i) for i, s in enumerate(self.stacks) if not s and i not in shut)
         for t, victim in enumerate(self.stacks):
             if not victim or self.owner(victim) == me or len(victim) >= self.max_height:
                 continue

@@ -192,6 +192,21 @@ class Attraktion(Board[str]):
         """
         return [(self.geometry.name(a), self.geometry.name(b)) for a, b in self._shift_indices(turn)]
 
+    def trains(self, turn: str) -> list[list[Shift]]:
+        """The shifts of ``turn`` grouped the way players can carry them out.
+
+        Inside a train each piece follows the one ahead of it into the cell it left, so
+        its shifts happen in order; different trains (other lines, or gaps in one line)
+        are independent and may be done in any order.
+
+        >>> b = Attraktion()
+        >>> b.set_position({"c4": "b", "c5": "w", "c7": "w", "h2": "b"}, turn=WHITE)
+        >>> b.trains("c2")
+        [[('c4', 'c3'), ('c5', 'c4')], [('h2', 'g2')], [('c7', 'c6')]]
+        """
+        name = self.geometry.name
+        return [[(name(a), name(b)) for a, b in train] for train in _trains(self._shift_indices(turn))]
+
     def _shift_indices(self, turn: str) -> list[tuple[int, int]]:
         at = self.geometry.index(turn)
         placed = list(self.stacks)
@@ -264,13 +279,13 @@ class Attraktion(Board[str]):
         shifts = self._shift_indices(turn)
         for train in _trains(shifts):
             # cells[0] is the empty cell the train enters, cells[j] the start of its j-th piece;
-            # after i shifts pieces 1..i sit one cell forward and cells[i] is the one hole.
+            # after i shifts the first i pieces sit one cell forward and cells[i] is the one hole.
+            # Where unreadable colours allow several stages the earliest is taken.
             cells = [train[0][1]] + [src for src, _ in train]
             involved.update(cells)
             colours = [stacks[c] for c in cells[1:]]
             stage = next((i for i in range(len(train) + 1)
-                          if all(fits(c, colours[j] if j < i else "" if j == i else colours[j - 1])
-                                 for j, c in enumerate(cells))), None)
+                          if all(map(fits, cells, colours[:i] + [""] + colours[i:]))), None)
             if stage is None:
                 return None
             remaining.update(train[stage:])

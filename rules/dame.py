@@ -244,6 +244,9 @@ class Dame100(Board[DameTurn]):
                 raise ValueError(f"square {NAME_OF_SQUARE[n]} holds {stack!r}: a Dame 100 square is "
                                  "empty, a man ('w', 'b') or a king ('ww', 'bb')")
             sq[n] = CODE_OF[stack]
+            if sq[n] in (W_BIT, B_BIT) and n in PROMOTION_ROW[sq[n]]:
+                raise ValueError(f"a {COLOUR_NAMES[COLOUR_OF_BIT[sq[n]]]} man on {NAME_OF_SQUARE[n]} would have been "
+                                 f"crowned: a man on the far row is a king ({stack * 2!r})")
             if sq[n]:
                 pieces[sq[n] & 3].add(n)
         for bit, colour in ((W_BIT, WHITE), (B_BIT, BLACK)):
@@ -263,38 +266,42 @@ class Dame100(Board[DameTurn]):
         sq = self._sq
         me = SIDE_BIT[self.turn]
         opp = me ^ 3
-        own = sorted(self._pieces[me])
-        found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-        for s in own:
-            p = sq[s]
-            sq[s] = 0
-            if p & KING:
-                _king_captures(sq, s, opp, [s], [], found)
-            else:
-                _man_captures(sq, s, opp, [s], [], found)
-            sq[s] = p
-        if found:
-            most = max(len(c) for _, c in found)
-            turns = [_new_turn(DameTurn, f) for f in found if len(f[1]) == most]
-            return turns if every_path else list(dict.fromkeys(turns))
-        turns = []
         steps = STEPS[me]
-        for s in own:
-            if sq[s] & KING:
-                for ray in RAYS[s]:
-                    for t in ray:
-                        if sq[t]:
-                            break
-                        turns.append(_new_turn(DameTurn, ((s, t), ())))
+        found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        quiet: list[DameTurn] = []
+        for s in sorted(self._pieces[me]):  # one pass: captures, and quiet moves until one is found
+            p = sq[s]
+            if p & KING:
+                sq[s] = 0
+                _king_captures(sq, s, opp, [s], [], found)
+                sq[s] = p
+                if not found:
+                    for ray in RAYS[s]:
+                        for t in ray:
+                            if sq[t]:
+                                break
+                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+                continue
+            for over, land in JUMPS[s]:  # cheap test first: most men cannot capture
+                if sq[over] & opp and not sq[land]:
+                    sq[s] = 0
+                    _man_captures(sq, s, opp, [s], [], found)
+                    sq[s] = p
+                    break
             else:
-                for t in steps[s]:
-                    if not sq[t]:
-                        turns.append(_new_turn(DameTurn, ((s, t), ())))
-        return turns
+                if not found:
+                    for t in steps[s]:
+                        if not sq[t]:
+                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+        if not found:
+            return quiet
+        most = max(len(c) for _, c in found)
+        turns = [_new_turn(DameTurn, f) for f in found if len(f[1]) == most]
+        return turns if every_path else list(dict.fromkeys(turns))
 
     def legal_turns(self) -> list[DameTurn]:
         """Every legal turn (majority capture applied; empty when the game is over)."""
-        if self._draw_reason() is not None:
+        if (self._king_plies or self._endgame != (-1, -1)) and self._draw_reason() is not None:
             return []
         return self._generate()
 
@@ -526,10 +533,10 @@ class Dame100(Board[DameTurn]):
     # --- records ------------------------------------------------------------------------
     @classmethod
     def read_record(cls, text: str) -> "Record":
-        """The first game of a PDN text (see :mod:`rules.pdn`)."""
-        from rules.pdn import read_game
+        """The first game of a PDN text (see :mod:`rules.pdn`), which must start from the start."""
+        from rules.pdn import read_standard_game
 
-        return read_game(text)
+        return read_standard_game(text)
 
     @classmethod
     def write_record(cls, record: "Record") -> str:

@@ -52,7 +52,7 @@ _TOKEN = re.compile(
     |(?P<tag>\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\])
     |(?P<comment>\{(?P<text>[^}]*)\})
     |(?P<escape>(?:^|(?<=\n))%[^\n]*|;[^\n]*)
-    |(?P<result>(?:2-0|0-2|1-1|1-0|0-1|1/2-1/2|0-0|\*)(?=\s|$|\[|\{))
+    |(?P<result>(?:""" + "|".join(map(re.escape, RESULTS)) + r""")(?=\s|$|\[|\{))
     |(?P<number>\d+\s*\.(?:\s*\.\.)?)
     |(?P<move>"""
     + _SQUARE + r"(?:\s*[-x:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*)
@@ -74,7 +74,8 @@ class PdnRecord(Record):
 def iter_games(text: str) -> Iterator[PdnRecord]:
     """Every game of a PDN text, in order.
 
-    Raises :class:`RecordError` naming the line of anything that is not PDN.
+    Raises :class:`RecordError` naming the line of anything that is not PDN.  A comment
+    between a game's result and the next game's tags stays with the game before.
 
     >>> [g.turns for g in iter_games('1. 32-28 * [White "A"] 1. 33-29 1-1')]
     [['32-28'], ['33-29']]
@@ -142,22 +143,35 @@ def read_games(text: str) -> list[PdnRecord]:
 
 
 def read_game(text: str) -> PdnRecord:
-    """The first game of a PDN text, checked to start from the standard position.
-
-    >>> read_game('[FEN "W:W33:B12"] 1. 33-28 *')
-    Traceback (most recent call last):
-    rules.record.RecordError: the game starts from a set-up position (FEN tag); replay it with rules.pdn.replay
-    """
+    """The first game of a PDN text."""
     game = next(iter_games(text), None)
     if game is None:
         raise RecordError("no PDN game in the text")
+    return game
+
+
+def read_standard_game(text: str) -> PdnRecord:
+    """The first game of a PDN text, checked to start from the standard start position
+    (what a replay from :class:`Dame100`'s start needs).
+
+    >>> read_standard_game('[FEN "W:W33:B12"] 1. 33-28 *')
+    Traceback (most recent call last):
+    rules.record.RecordError: the game starts from a set-up position (FEN tag); only games from the start position can be replayed here (rules.pdn.replay plays set-ups)
+    """
+    game = read_game(text)
     if "FEN" in game.tags and normalise_fen(game.tags["FEN"]) != START_FEN:
-        raise RecordError("the game starts from a set-up position (FEN tag); replay it with rules.pdn.replay")
+        raise RecordError("the game starts from a set-up position (FEN tag); only games from the start "
+                          "position can be replayed here (rules.pdn.replay plays set-ups)")
     return game
 
 
 def _quote(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _comment(text: str) -> str:
+    """A PDN comment; a ``}`` inside (which PDN cannot hold) becomes ``)``."""
+    return "{" + text.replace("}", ")") + "}"
 
 
 def write_game(record: Record) -> str:
@@ -168,7 +182,7 @@ def write_game(record: Record) -> str:
     tags.setdefault("GameType", "20")
     move_comments = record.move_comments if isinstance(record, PdnRecord) else {}
     black_first = "FEN" in tags and tags["FEN"].strip().upper().startswith("B")
-    tokens = [f"{{{c}}}" for c in record.comments]
+    tokens = [_comment(c) for c in record.comments]
     need_number = True
     for i, move in enumerate(record.turns):
         ply = i + black_first
@@ -179,7 +193,7 @@ def write_game(record: Record) -> str:
         else:
             tokens.append(move)
         comments = move_comments.get(i, [])
-        tokens.extend(f"{{{c}}}" for c in comments)
+        tokens.extend(_comment(c) for c in comments)
         need_number = bool(comments)
     tokens.append(result)
     lines: list[str] = []

@@ -86,6 +86,19 @@ def parse_record(text: str) -> Record:
     return Record(turns=turns, result=result, comments=comments)
 
 
+def turn_number(index: int, first_player: Colour = WHITE) -> int:
+    """The number a record prints before the turn played ``index``-th (0-based).
+
+    White's column comes first, so when Black opens the numbering starts at ``0. ...``.
+
+    >>> [turn_number(i) for i in range(4)], [turn_number(i, first_player="b") for i in range(4)]
+    ([1, 1, 2, 2], [0, 1, 1, 2])
+    """
+    if first_player == BLACK:
+        return (index + 1) // 2
+    return index // 2 + 1
+
+
 _RESULT = re.compile(r"^(white|black)\s+(wins|concedes|resigns)(?:\s+(\d+)\s*:\s*(\d+))?\.?$", re.I)
 
 

@@ -70,6 +70,8 @@ def read_journal(path: Path) -> JournalContents:
             if not isinstance(entry, dict) or "type" not in entry:
                 raise ValueError("not an object with a type")
         except ValueError:
+            if n == 1:
+                raise JournalError(f"{path} is not a tacticblue journal (no header on line 1)") from None
             raise JournalError(f"{path}, line {n}: corrupt entry {line[:60]!r}") from None
         entries.append(entry)
     head = entries[0]

@@ -1,5 +1,6 @@
 """Alva: placing, shifting, jumps over 1 or 3+ (never 2), forced continuation, give-back, end and score."""
 
+import json
 import random
 import time
 
@@ -191,20 +192,10 @@ def test_bad_notation_is_refused():
         board_with({"a1": "w"}, prisoners={BLACK: 32})
 
 
-def random_position(rng, plies):
-    b = Alva()
-    for _ in range(plies):
-        turns = b.legal_turns()
-        if not turns:
-            break
-        b.push(rng.choice(turns))
-    return b
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 90))
-def test_notation_round_trip_visible_board_and_material(seed, plies):
-    b = random_position(random.Random(seed), plies)
+def test_notation_round_trip_visible_board_and_material(random_position, seed, plies):
+    b = random_position(Alva(), seed, plies)
     turns = b.legal_turns()
     assert len(set(turns)) == len(turns)
     for t in turns:
@@ -212,6 +203,27 @@ def test_notation_round_trip_visible_board_and_material(seed, plies):
     seen = b.visible()
     assert list(seen) == list(b.geometry.names) and all(s in ("", "w", "b") for s in seen.values())
     assert b.material() == {WHITE: 32, BLACK: 32}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.integers(10, 90))
+def test_every_capture_jumps_1_or_3_plus_opposing_pieces_and_goes_on_to_the_end(random_position, seed, plies):
+    b = random_position(Alva(), seed, plies)
+    g = b.geometry
+    for t in b.legal_turns():
+        if not t.jumps:
+            continue
+        before, mover = b.visible(), b.turn
+        b.push(t)
+        after = b.visible()
+        for a, c in zip(t.jumps, t.jumps[1:]):
+            (xa, ya), (xc, yc) = g.lattice[g.index(a)], g.lattice[g.index(c)]
+            assert xa == xc or ya == yc
+            assert (abs(xc - xa) + abs(yc - ya)) // 2 - 1 in (1, 3, 4, 5, 6, 7)
+        gone = {p for p in before if before[p] and not after[p]} - {t.jumps[0]}
+        assert gone and all(before[p] != mover for p in gone)
+        assert after[t.jumps[-1]] == mover and not b._jump_targets(g.index(t.jumps[-1]))
+        b.pop()
 
 
 def test_perft_from_the_start():
@@ -245,3 +257,17 @@ def test_random_games_reach_an_outcome():
         assert b.legal_turns() == [] and out.score == b.score()
         assert out.winner == (None if out.draw else WHITE if out.score[0] > out.score[1] else BLACK)
     assert time.perf_counter() - start < 60
+
+
+def test_cli_replays_the_sample_record_and_refuses_a_skipped_capture(cli, tmp_path):
+    r = cli("rules", "replay", "samples/records/alva.txt", "--game", "alva", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["result"]["winner"] == "white" and data["result"]["score"] == [30, 24]
+    assert set(data["final"].values()) <= {"", "w", "b"}
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1. e5 e6\n2. a1\n")
+    r = cli("rules", "replay", str(bad), "--game", "alva")
+    assert r.returncode == 1 and "capture" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("rules", "perft", "--game", "alva", "--depth", "2", "--json")
+    assert [json.loads(line)["nodes"] for line in r.stdout.splitlines()] == [81, 6480]

@@ -1,5 +1,6 @@
 """Attraktion: placement, attraction (order, trains, adjacent pieces), winning patterns, end."""
 
+import json
 import random
 import time
 
@@ -161,26 +162,31 @@ def test_bad_notation_is_refused_with_a_reason():
         Attraktion8x8().set_position({"a1": "ww"})
 
 
-def random_position(cls, rng, plies):
-    b = cls()
-    for _ in range(plies):
-        turns = b.legal_turns()
-        if not turns:
-            break
-        b.push(rng.choice(turns))
-    return b
-
-
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from([Attraktion, Attraktion8x8]), st.integers(0, 2**32), st.integers(0, 60))
-def test_notation_round_trip_and_visible_board(cls, seed, plies):
-    b = random_position(cls, random.Random(seed), plies)
+def test_notation_round_trip_and_visible_board(random_position, cls, seed, plies):
+    b = random_position(cls(), seed, plies)
     for t in b.legal_turns():
         assert b.parse_turn(b.turn_notation(t)) == t
     seen = b.visible()
     assert list(seen) == list(b.geometry.names)
     assert all(s in ("", "w", "b") for s in seen.values())
     assert b.material() == {WHITE: cls.pieces_each, BLACK: cls.pieces_each}
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32), st.integers(10, 50))
+def test_trains_and_stages_of_every_turn_agree_with_the_turn(random_position, seed, plies):
+    b = random_position(Attraktion8x8(), seed, plies)
+    for t in b.legal_turns():
+        shifts, trains, boards = b.shifts(t), b.trains(t), b.attraction_boards(t)
+        assert sorted(s for train in trains for s in train) == sorted(shifts)
+        for train in trains:
+            assert all(follower[1] == leader[0] for leader, follower in zip(train, train[1:]))
+        assert b.pending_shifts(t, boards[0]) == shifts and b.pending_shifts(t, boards[-1]) == []
+        after = b.copy()
+        after.push(t)
+        assert boards[-1] == after.visible()
 
 
 @pytest.mark.parametrize("cls, expected", [
@@ -192,8 +198,8 @@ def test_perft_from_the_start(cls, expected):
     assert [cls().perft(d) for d in (1, 2, 3)] == expected
 
 
-def test_push_pop_restores_the_position():
-    b = random_position(Attraktion, random.Random(7), 30)
+def test_push_pop_restores_the_position(random_position):
+    b = random_position(Attraktion(), 7, 30)
     key = b.key()
     for t in b.legal_turns()[:20]:
         b.push(t)
@@ -215,3 +221,13 @@ def test_random_games_reach_an_outcome(cls):
         results.append(out)
     assert any(o.winner for o in results)
     assert time.perf_counter() - start < 60
+
+
+@pytest.mark.parametrize("game, winner", [("attraktion", "white"), ("attraktion-8x8", "black")])
+def test_cli_replays_the_sample_records(cli, game, winner):
+    r = cli("rules", "replay", f"samples/records/{game}.txt", "--game", game, "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["result"]["winner"] == winner and "winning patterns" in data["result"]["reason"]
+    r = cli("rules", "moves", "--game", game, "--json")
+    assert len(json.loads(r.stdout)) == len(GAMES[game].geometry)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from rules.dame import NAME_OF_SQUARE, Dame100
+from rules.dame import NAME_OF_SQUARE, Dame100, DameTurn
 from rules.pdn import board_fen, board_from_fen, normalise_fen, read_game, replay, write_game
 from rules.record import Record
 
@@ -174,3 +174,62 @@ def test_real_games_end_where_the_oracle_ends(oracles, shared):
         answer = oracle.ask({"op": "replay", "pdn": write_game(game)})
         assert "error" not in answer, answer
         assert _fen_of(answer["fen"]) == board_fen(replay(game)), game.tags
+
+
+def _result(board: Dame100) -> str:
+    outcome = board.outcome()
+    if outcome is None:
+        return "-"
+    return "1/2-1/2" if outcome.draw else "1-0" if outcome.winner == "w" else "0-1"
+
+
+def _careful_choice(board: Dame100, rng: random.Random, shuffle: float) -> DameTurn:
+    """A random turn that leaves the opponent no capture where there is one (so king
+    endgames last long enough to meet the draw rules), often the last move taken back."""
+    turns = board.legal_turns()
+    safe = []
+    for turn in turns:
+        board.push(turn)
+        replies = board.legal_turns()
+        if not replies or not replies[0].captured:
+            safe.append(turn)
+        board.pop()
+    if len(board.move_stack) >= 2 and rng.random() < shuffle:
+        last = board.move_stack[-2]
+        back = DameTurn((last.end, last.start))
+        if back in safe:
+            return back
+    return rng.choice(safe or turns)
+
+
+def test_game_ends_agree_with_py_draughts(oracles):
+    """Random games from set-ups rich in kings, to their end: wins, and every FMJD draw rule."""
+    oracle = oracles("py-draughts")
+    rng = random.Random(77)
+    reasons: dict[str, int] = {}
+    for _ in range(120):
+        pieces: dict[str, str] = {}
+        for colour, count in (("w", rng.randint(1, 4)), ("b", rng.randint(1, 4))):
+            for _ in range(count):
+                free = [n for n in range(1, 51) if NAME_OF_SQUARE[n] not in pieces]
+                n = rng.choice(free)
+                crowned = n in (range(1, 6) if colour == "w" else range(46, 51)) or rng.random() < 0.7
+                pieces[NAME_OF_SQUARE[n]] = colour * (2 if crowned else 1)
+        board = Dame100()
+        board.set_position(pieces, turn=rng.choice("wb"))
+        fen = board_fen(board)
+        ours, texts = [_result(board)], []
+        shuffle = rng.choice((0.0, 0.8))  # how often a king steps back: repetitions
+        while ours[-1] == "-" and len(texts) < 150:
+            turn = _careful_choice(board, rng, shuffle)
+            texts.append("x".join(map(str, turn.path)) if turn.captured else f"{turn.start}-{turn.end}")
+            board.push(turn)
+            ours.append(_result(board))
+        outcome = board.outcome()
+        reason = outcome.reason.split(" ", 1)[1] if outcome and not outcome.draw else outcome.reason if outcome else "-"
+        reasons[reason] = reasons.get(reason, 0) + 1
+        answer = oracle.ask({"op": "results", "fen": fen, "moves": texts})
+        assert "error" not in answer, answer
+        assert answer["results"] == ours, (fen, texts)
+    for rule in ("threefold repetition", "25 moves each", "16 moves each", "5 moves each"):
+        assert any(r.startswith(rule) for r in reasons), reasons

@@ -11,6 +11,11 @@ It reads one JSON request per line on stdin and writes one JSON answer per line:
 * ``{"op": "replay", "pdn": TEXT}`` -> ``{"fen": FEN, "plies": N}`` after the first game's moves
 * ``{"op": "write", "moves": [MOVE, ...]}`` -> ``{"pdn": TEXT}``: the library plays the moves from
   the start position and writes the game as PDN
+* ``{"op": "results", "fen": FEN, "moves": [MOVE, ...]}`` -> ``{"results": [R0, R1, ...]}``: the
+  game result (``1-0``, ``0-1``, ``1/2-1/2`` or ``-`` while it goes on) at the set-up and after
+  every move; captures given as whole paths (py-draughts only)
+* ``{"op": "perft", "depth": N}`` -> ``{"nodes": LEAVES, "seconds": S}`` from the start position,
+  through the library's public legal-moves/push/pop API (py-draughts only; for benchmarks/rules.py)
 * errors -> ``{"error": MESSAGE}``
 
 Both libraries install as the import name ``draughts``; this file never runs in the product.
@@ -22,6 +27,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import traceback
 
 
@@ -43,7 +49,33 @@ def py_draughts():
             board.push_uci(text)
         return {"pdn": board.pdn}
 
-    return moves, replay, write
+    def results(fen, move_texts):
+        board = draughts.Board.from_fen(fen)
+        out = [board.result]
+        for text in move_texts:
+            board.push_uci(text)
+            out.append(board.result)
+        return {"results": out}
+
+    def perft(depth):
+        board = draughts.Board()
+
+        def count(d):
+            legal = board.legal_moves
+            if d == 1:
+                return len(legal)
+            total = 0
+            for move in legal:
+                board.push(move)
+                total += count(d - 1)
+                board.pop()
+            return total
+
+        start = time.perf_counter()
+        nodes = count(depth)
+        return {"nodes": nodes, "seconds": time.perf_counter() - start}
+
+    return moves, replay, write, results, perft
 
 
 def pydraughts():
@@ -77,11 +109,14 @@ def pydraughts():
         finally:
             os.unlink(path)
 
-    return moves, replay, write
+    def only_py_draughts(*args):
+        raise NotImplementedError("only asked of py-draughts")
+
+    return moves, replay, write, only_py_draughts, only_py_draughts
 
 
 def main() -> int:
-    moves, replay, write = {"py-draughts": py_draughts, "pydraughts": pydraughts}[sys.argv[1]]()
+    moves, replay, write, results, perft = {"py-draughts": py_draughts, "pydraughts": pydraughts}[sys.argv[1]]()
     for line in sys.stdin:
         request = json.loads(line)
         try:
@@ -91,6 +126,10 @@ def main() -> int:
                 answer = replay(request["pdn"])
             elif request["op"] == "write":
                 answer = write(request["moves"])
+            elif request["op"] == "results":
+                answer = results(request["fen"], request["moves"])
+            elif request["op"] == "perft":
+                answer = perft(request["depth"])
             else:
                 answer = {"error": f"unknown op {request['op']!r}"}
         except Exception as e:  # report to the test, keep serving

@@ -1,0 +1,140 @@
+"""The Python panel emulator on a real pty, the driver against it, and the panel CLI."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from hardware.driver import Panel
+from hardware.emulator import DeviceModel, VirtualPanel
+from hardware.protocol import MSG_PING, Capability, Frame, LedFrame, Pattern
+from tests.conftest import ROOT
+
+
+class RecordingDevice(DeviceModel):
+    """A device model that advertises fewer capabilities and records what it receives."""
+
+    def __init__(self, leds: int, capabilities: Capability) -> None:
+        super().__init__(leds)
+        self.info = type(self.info)(**{**self.info.__dict__, "capabilities": capabilities})
+        self.received: list[Frame] = []
+
+    def _handle(self, frame: Frame, now_ms: int) -> bytes:
+        self.received.append(frame)
+        return super()._handle(frame, now_ms)
+
+
+def serve(panel: VirtualPanel, stop: threading.Event) -> threading.Thread:
+    def loop() -> None:
+        while not stop.is_set():
+            panel.step(0.01)
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_the_driver_never_sends_what_the_device_did_not_advertise(tmp_path: Path) -> None:
+    device = RecordingDevice(37, Capability.LEDS)
+    virtual = VirtualPanel(device, tmp_path / "panel")
+    stop = threading.Event()
+    thread = serve(virtual, stop)
+    try:
+        with Panel(str(tmp_path / "panel"), 37, heartbeat_interval=0.1) as panel:
+            frame = LedFrame.blank(37, brightness=40).set(3, 2, Pattern.BLINK_FAST)
+            panel.show(frame)
+            assert panel.wait_shown(3)
+            time.sleep(0.5)  # several heartbeat intervals
+            assert panel.online
+        assert device.frame == LedFrame.blank(37).set(3, 2)  # steady, full brightness
+        assert MSG_PING not in {f.type for f in device.received}
+    finally:
+        stop.set()
+        thread.join()
+        virtual.close()
+
+
+def test_button_events_and_heartbeats_with_the_full_model(tmp_path: Path) -> None:
+    device = DeviceModel(100)
+    virtual = VirtualPanel(device, tmp_path / "panel")
+    stop = threading.Event()
+    thread = serve(virtual, stop)
+    try:
+        with Panel(str(tmp_path / "panel"), 100, heartbeat_interval=0.2) as panel:
+            deadline = time.monotonic() + 3
+            while not panel.online and time.monotonic() < deadline:
+                time.sleep(0.01)
+            device.button(2, True)
+            device.button(2, False)
+            time.sleep(0.5)
+            events = panel.events()
+            assert [(e.button, e.pressed) for e in events] == [(2, True), (2, False)]
+            assert not device.dimmed(virtual.now_ms())  # the host's heartbeats keep it awake
+    finally:
+        stop.set()
+        thread.join()
+        virtual.close()
+
+
+@pytest.fixture
+def emulator(tmp_path: Path):
+    link = tmp_path / "panel"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "tacticblue", "panel", "emulate", "--layout", "hex",
+                                "--link", str(link)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               cwd=ROOT, env=env)
+    assert process.stdout is not None
+    header = process.stdout.readline()
+    assert str(link) in header and "37 LEDs" in header
+    yield process, link
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=5)
+    assert not link.exists()
+
+
+def read_drawing(process) -> list[str]:
+    """The next frame the emulator draws (7 lines after "frame N")."""
+    while not process.stdout.readline().startswith("frame "):
+        pass
+    return [process.stdout.readline().rstrip("\n") for _ in range(7)]
+
+
+def test_emulate_and_show_from_the_command_line(cli, emulator) -> None:
+    process, link = emulator
+    blank = read_drawing(process)
+    assert all(set(line[3:]) <= {" ", "."} for line in blank)
+    done = cli("panel", "show", "--led", str(link), "--game", "accasta", "--to-move", "b", "--last", "a1,b2",
+               "--touched", "d4", "--targets", "e4,d5", "--json")
+    assert done.returncode == 0, done.stderr
+    assert '"shown": true' in done.stdout
+    picture = dict(line.split(maxsplit=1) for line in read_drawing(process))
+    assert picture["a"].split() == ["b", ".", ".", "."]        # came from a1 (dim blue)
+    assert picture["b"].split() == [".", "B", ".", ".", "."]   # went to b2, Black to move
+    assert picture["d"].split()[3:5] == ["C", "G"]             # touched d4, target d5
+    assert picture["e"].split()[3] == "G"                      # target e4
+
+
+def test_probe_reads_the_device(cli, emulator) -> None:
+    _, link = emulator
+    done = cli("panel", "probe", "--led", str(link), "--json")
+    assert done.returncode == 0, done.stderr
+    assert '"leds": 37' in done.stdout and '"HEARTBEAT"' in done.stdout
+
+
+def test_show_errors_are_one_line(cli, emulator, tmp_path: Path) -> None:
+    _, link = emulator
+    done = cli("panel", "show", "--led", str(link), "--game", "accasta", "--last", "a1,z9")
+    assert done.returncode == 2 and "z9" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    done = cli("panel", "show", "--led", str(tmp_path / "nothing"), "--game", "accasta", "--last", "a1",
+               "--timeout", "0.5")
+    assert done.returncode == 1 and "did not confirm" in done.stderr
+    done = cli("panel", "show", "--led", str(link), "--game", "accasta", "--led-layout", str(tmp_path / "no.json"))
+    assert done.returncode == 2 and "no.json" in done.stderr
+    done = cli("panel", "probe", "--led", str(tmp_path / "nothing"), "--timeout", "0.3")
+    assert done.returncode == 1 and "no panel answered" in done.stderr
