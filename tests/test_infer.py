@@ -68,7 +68,7 @@ def check_inferred(board: Board[Any], played: list[Any], obs: Observation, tally
         return
     assert result.kind == "ambiguous", f"{board.turn_notation(played[0])}: {result.kind}: {result.message}"
     assert [len(c.turns) for c in result.candidates] == [len(played)] * len(result.candidates)
-    assert played[-1] in [c.turns[-1] for c in result.candidates]
+    assert key_after(board, *played) in [key_after(board, *c.turns) for c in result.candidates]
     tally["ambiguous"] += 1
 
 
