@@ -467,12 +467,19 @@ def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[
         outside = [i for i in differ if i not in points]  # all low-confidence here
         for n in members:
             changes = pos.results[n][1]
-            bad = outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
+            bad = _disagreements(board, seen, outside, changes)
             if any(not seen.low[i] for i in bad):
                 continue
             evidence = sum(1 for i in changes if seen.stacks[i] is not None and "?" not in seen.stacks[i])
             (override if bad else exact).append(_Match(n, bad, evidence))
     return exact, override
+
+
+def _disagreements(board: Board[Any], seen: _Seen, outside: list[int], changes: Changes) -> list[int]:
+    """The points where a turn's result and the observation disagree: ``outside`` (points the
+    turn does not change but the observation shows changed) plus changed points misread."""
+    fits = board.stack_fits
+    return outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
 
 
 def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) -> dict[int, Any]:
@@ -498,6 +505,8 @@ def _may_continue(board: Board[Any], pos: _Position, turn: Any) -> bool:
 
 
 def _first(turn: Any) -> Any:
+    """A bucket for turns that may extend each other: origin and first move where the turn
+    type has them (``None`` otherwise, one bucket for all)."""
     moves = getattr(turn, "moves", None)
     return (getattr(turn, "origin", None), moves[0]) if isinstance(moves, tuple) and moves else None
 
@@ -513,8 +522,6 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
     observation.check(board)
     seen = _Seen.of(board, observation, state.low_confidence)
     fits = board.stack_fits
-    names = board.geometry.names
-    mover = COLOUR_NAMES[board.turn]
 
     now = state.visible_now()
     moved = _mismatches(fits, seen, now, range(len(now)))
@@ -751,18 +758,16 @@ def _chain_progress(board: Board[Any], turn: Any, changes: Changes, seen: _Seen,
 # --- illegal: the nearest legal turns and why ----------------------------------------------------
 
 def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
+    """``illegal``: the reason, the nearest legal turns and where the board differs from them."""
     board = state.board
-    fits = board.stack_fits
-    names = board.geometry.names
     base = board.stacks
-    differ = _mismatches(fits, seen, base, range(len(base)))
+    differ = _mismatches(board.stack_fits, seen, base, range(len(base)))
     # Nearest legal turns: fewest points where the observation disagrees with their result.
     scored = []
     for points, members in pos.groups.items():
         outside = [i for i in differ if i not in points]
         for n in members:
-            changes = pos.results[n][1]
-            bad = outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
+            bad = _disagreements(board, seen, outside, pos.results[n][1])
             scored.append((len(bad), n, bad))
     scored.sort(key=lambda x: (x[0], _length(pos.results[x[1]][0]), x[1]))
     shown: list[tuple[int, int, list[int]]] = []
@@ -775,11 +780,10 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
             if len(shown) == 3:
                 break
     cands = []
-    for count, n, bad in shown:
+    for _, n, bad in shown:
         turn, changes = pos.results[n]
-        after = _after(base, changes)
         cands.append(Candidate((turn,), (board.turn_notation(turn),), _score(seen, bad), (),
-                               _diffs(board, seen, after, sorted(bad))))
+                               _diffs(board, seen, _after(base, changes), sorted(bad))))
     differences = cands[0].differences if cands else _diffs(board, seen, base, differ)
     reason = _explain(board, pos, seen)
     if cands:
