@@ -311,6 +311,8 @@ def test_dame_majority_capture_matched_on_the_final_board_and_partly_done() -> N
     assert (r.kind, r.best.remaining) == ("partial", ("28x17", "remove 32", "remove 22")), r.message
     r = infer(board, Observation({**final, "d6": "b"}))
     assert (r.kind, r.best.remaining) == ("partial", ("remove 22",)), r.message
+    r = infer(board, Observation({**start, "c3": ""}))  # lifted, not yet put down
+    assert (r.kind, r.notation, r.best.remaining[0]) == ("partial", "37x17", "37x28"), r.message
     # Taking the single piece on h4 instead breaks the majority rule.
     r = infer(board, Observation({**start, "g3": "", "h4": "", "i5": "w"}))
     assert r.kind == "illegal" and r.message.startswith("the capture must take the most pieces (2)"), r.message
