@@ -165,6 +165,15 @@ def test_degraded_observations(game: str) -> None:
     assert inferred > masked
 
 
+def test_a_point_not_seen_matches_anything() -> None:
+    board = new_game("accasta")
+    view = _after_text(board.copy(), "b4:2-c5")
+    del view["c5"]  # a hand over the destination: every other destination is seen unchanged
+    r = infer(board, Observation(view))
+    assert (r.kind, r.notation) == ("turn", "b4:2-c5"), r.message
+    assert infer(board, Observation({"a1": "www"})).kind == "unchanged"
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")
