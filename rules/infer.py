@@ -263,12 +263,15 @@ def turn_extends(longer: Any, shorter: Any) -> bool:
 
 @dataclass(frozen=True)
 class Movement:
-    """Pieces seen to have moved from one point: what left it and where each part landed.
+    """Pieces seen to have moved from one point (or come from the hand): what left it and
+    where each part landed.
 
     Found by :func:`movement` from the stacks alone, for games whose ``explain_illegal``
-    needs the turn the players tried (a stack moved too far, onto too many pieces)."""
+    needs the turn the players tried (a stack moved too far, onto too many pieces, a
+    piece placed where it may not go)."""
 
-    source: int
+    source: int | None
+    """The point the pieces left; ``None`` for one piece placed from the hand."""
     left: str
     """The pieces that left ``source`` (bottom to top)."""
     landed: dict[int, str]
@@ -278,13 +281,16 @@ class Movement:
 def movement(board: Board[Any], seen: dict[str, str]) -> Movement | None:
     """The single source and the destinations of pieces moved between ``board`` and ``seen``.
 
-    ``None`` unless every changed point is fully read (no ``?``), exactly one point lost
-    pieces from its top, one or more gained pieces on top, and the counts agree.
+    ``None`` unless every changed point is fully read (no ``?``) and either exactly one
+    point lost pieces from its top and the pieces it lost are the ones that arrived on
+    top of the others, or nothing was lost and a single piece arrived (a placement).
 
     >>> from rules import new_game
     >>> m = movement(new_game("accasta"), {"c3": "", "d3": "w"})
     >>> m.source, m.left, m.landed
     (11, 'w', {17: 'w'})
+    >>> movement(new_game("abande"), {"d4": "b"})
+    Movement(source=None, left='', landed={18: 'b'})
     """
     sources, landed = [], {}
     for name, stack in seen.items():
@@ -300,6 +306,8 @@ def movement(board: Board[Any], seen: dict[str, str]) -> Movement | None:
             landed[i] = stack[len(before):]
         else:
             return None
+    if not sources and len(landed) == 1 and len(next(iter(landed.values()))) == 1:
+        return Movement(None, "", landed)
     if len(sources) != 1 or not landed or sum(map(len, landed.values())) != len(sources[0][1]):
         return None
     return Movement(sources[0][0], sources[0][1], landed)

@@ -361,6 +361,15 @@ def test_alva_captures_are_kept_off_the_board_by_the_game_state() -> None:
     assert state.board.prisoners == {"w": 1, "b": 0} and state.board.hands == {"w": 31, "b": 31}
 
 
+def test_abande_placement_off_the_chain_is_illegal_with_the_reason() -> None:
+    board = new_game("abande")
+    for text in ("d4", "d5", "e4", "c4"):
+        board.push_notation(text)
+    r = infer(board, Observation({**board.visible(), "a1": "b"}))
+    assert r.kind == "illegal"
+    assert r.message.startswith("a new piece must touch a piece on the board"), r.message
+
+
 def test_the_wrong_player_moving_is_named() -> None:
     board = new_game("accasta")
     r = infer(board, Observation({**board.visible(), "e4": "", "d4": "b"}))
