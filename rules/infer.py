@@ -533,8 +533,10 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
 
     now = state.visible_now()
     moved = _mismatches(fits, seen, now, range(len(now)))
-    if not moved:
-        return _unchanged(state, seen, [])
+    if all(seen.low[i] for i in moved):
+        # Nothing changed, or only readings too uncertain to show a turn on their own
+        # (a shadow read as a piece): wait for a confident reading.
+        return _unchanged(state, seen, moved)
 
     pos = state.position()
     outcome = pos.outcome
@@ -555,8 +557,6 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
         partial = _partial(state, pos, seen) or _reply(state, seen, done, partial=True)
         if partial is not None:
             return partial
-    if all(seen.low[i] for i in moved):
-        return _unchanged(state, seen, moved)
     if outcome is not None:
         return Inference("illegal", f"the game is over ({outcome.reason}); the board should not change",
                          differences=_diffs(board, seen, now, moved))

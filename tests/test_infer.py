@@ -174,6 +174,16 @@ def test_a_point_not_seen_matches_anything() -> None:
     assert infer(board, Observation({"a1": "www"})).kind == "unchanged"
 
 
+def test_a_turn_is_never_read_from_uncertain_points_alone() -> None:
+    board = new_game("abande")
+    for text in ("d4", "d5"):
+        board.push_notation(text)
+    shadow = {**board.visible(), "e4": "b"}  # a legal placement, but read with low confidence
+    r = infer(board, Observation(shadow, {"e4": 0.3}))
+    assert r.kind == "unchanged" and "e4" in r.message
+    assert infer(board, Observation(shadow, {"e4": 0.9})).notation == "e4"
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")
