@@ -14,6 +14,11 @@ whose colour could not be read, and a confidence per point) and answers with an
 ``unchanged``  the board is as it was;
 ``restored``   the board went back to an earlier position of the game (a take-back).
 
+Vision's uncertainty: a ``?`` layer matches any colour, a point left out matches any
+stack, and a point read with confidence below ``LOW_CONFIDENCE`` may be overruled by
+a turn that fits every other point and is unique; a confident reading is never
+overruled, and a change seen only on uncertain points is no turn (``unchanged``).
+
 Matching compares visible boards, not lists of moves: every legal turn is reduced
 once per position to the points it changes (cached), so each observation costs a
 few set operations per group of turns changing the same points.
