@@ -400,21 +400,22 @@ class Dame100(Board[DameTurn]):
     def partial_chains(self, turn: DameTurn, changes: dict[int, str]) -> list[list[tuple[dict[int, str], str]]]:
         """How a player carries out ``turn`` on the real board, for move inference.
 
-        The piece hops along its path (each stop a step, the last one crowned if it
-        promotes); then the captured pieces are lifted, in any order (FMJD: only after
+        The piece is lifted and hops along its path (each stop a step, the last one
+        crowned if it promotes); then the captured pieces are lifted, in any order (FMJD: only after
         the whole move).  Of capture paths with the same start, end and captured pieces
         only the one :meth:`legal_turns` lists is followed.
 
         >>> b = Dame100()
         >>> b.set_position({"c3": "w", "d4": "b", "d6": "b"}, turn="w")
         >>> [[text for _, text in chain] for chain in b.partial_chains(b.legal_turns()[0], {})]
-        [['37x28', '28x17'], ['remove 32'], ['remove 22']]
+        [['lift the piece on 37', '37x28', '28x17'], ['remove 32'], ['remove 22']]
         """
         piece = self.stacks[GI[turn.start]]
         hops = list(zip(turn.path, turn.path[1:]))
         sign = "x" if turn.captured else "-"
-        moving = [({GI[a]: "", GI[b]: changes.get(GI[b], piece) if k == len(hops) - 1 else piece},
-                   f"{a}{sign}{b}") for k, (a, b) in enumerate(hops)]
+        moving = [({GI[turn.start]: ""}, f"lift the piece on {turn.start}")]
+        moving += [({GI[a]: "", GI[b]: changes.get(GI[b], piece) if k == len(hops) - 1 else piece},
+                    f"{a}{sign}{b}") for k, (a, b) in enumerate(hops)]
         return [moving, *([({GI[c]: ""}, f"remove {c}")] for c in turn.captured)]
 
     # --- end of the game --------------------------------------------------------------
