@@ -20,13 +20,13 @@ the port and does everything else:
 * handshakes (HELLO), checks the protocol version and that the device has enough LEDs,
   and never sends a command the device did not advertise (no PING without HEARTBEAT,
   blinking turned steady without BLINK, full brightness without BRIGHTNESS);
-* sends the LED frame at most once per ``min_interval`` (50 ms) and always the newest
+* sends the LED frame at most once per ``Timing.min_interval`` (50 ms) and always the newest
   one, waits for its ACK, and resends a bounded number of times;
 * sends a heartbeat (PING) when it has had nothing to say for a second, acknowledges
   button events and drops their duplicates (a lost EVENT_ACK makes the device resend);
 * when the device disappears (unplug, read error, no reply after the retries, no frame
-  for ``silence_timeout``) it reports offline, closes the port, rescans every
-  ``rescan_interval`` until a panel answers a handshake again, reports online and
+  for ``Timing.silence_timeout``) it reports offline, closes the port, rescans every
+  ``Timing.rescan_interval`` until a panel answers a handshake again, reports online and
   resends the current frame.
 
 ``on_online(info)`` and ``on_offline(reason)`` run on the driver thread: keep them short.
@@ -38,8 +38,10 @@ import collections
 import itertools
 import os
 import select
+import termios
 import threading
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import serial
@@ -64,7 +66,7 @@ def candidate_ports() -> list[str]:
 
 
 def open_port(path: str, baudrate: int = BAUDRATE) -> serial.Serial:
-    """Open ``path`` raw, non-blocking-ish, with DTR and RTS low to avoid resetting the board."""
+    """Open ``path`` raw and non-blocking, with DTR and RTS low to avoid resetting the board."""
     port = serial.Serial()
     port.port = path
     port.baudrate = baudrate
@@ -73,8 +75,34 @@ def open_port(path: str, baudrate: int = BAUDRATE) -> serial.Serial:
     port.dtr = False
     port.rts = False
     port.open()
+    try:  # keep DTR up when we close, so that reopening (a reconnect) does not reset the board
+        attrs = termios.tcgetattr(port.fileno())
+        attrs[2] &= ~termios.HUPCL
+        termios.tcsetattr(port.fileno(), termios.TCSANOW, attrs)
+    except termios.error:
+        pass
     port.reset_input_buffer()
     return port
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The driver's timing in seconds; the defaults are those of PROTOCOL.md."""
+
+    min_interval: float = 0.05
+    """Shortest time between two LED frames."""
+    ack_timeout: float = 0.2
+    """Wait this long for an answer before resending a command."""
+    retries: int = 3
+    """Resend a command at most this many times, then consider the device gone."""
+    handshake_timeout: float = 2.5
+    """Keep saying HELLO this long after opening (a board that reset on open is booting)."""
+    heartbeat_interval: float = 1.0
+    """PING when nothing was sent for this long."""
+    silence_timeout: float = 3.5
+    """A device that heartbeats and said nothing for this long is gone."""
+    rescan_interval: float = 0.2
+    """Try to reconnect this often while offline."""
 
 
 class Panel:
@@ -83,21 +111,13 @@ class Panel:
     def __init__(self, port: str | None, leds: int, *,
                  on_online: Callable[[DeviceInfo], None] | None = None,
                  on_offline: Callable[[str], None] | None = None,
-                 baudrate: int = BAUDRATE, min_interval: float = 0.05, ack_timeout: float = 0.2,
-                 retries: int = 3, handshake_timeout: float = 2.5, heartbeat_interval: float = 1.0,
-                 silence_timeout: float = 3.5, rescan_interval: float = 0.2) -> None:
+                 baudrate: int = BAUDRATE, timing: Timing = Timing()) -> None:
         self.port_name = port
         self.leds = leds
         self.on_online = on_online
         self.on_offline = on_offline
         self.baudrate = baudrate
-        self.min_interval = min_interval
-        self.ack_timeout = ack_timeout
-        self.retries = retries
-        self.handshake_timeout = handshake_timeout
-        self.heartbeat_interval = heartbeat_interval
-        self.silence_timeout = silence_timeout
-        self.rescan_interval = rescan_interval
+        self.timing = timing
 
         self.device: DeviceInfo | None = None
         self.connected_port: str | None = None
@@ -141,6 +161,13 @@ class Panel:
             out.append(self._events.popleft())
         return out
 
+    def wait_online(self, timeout: float) -> bool:
+        """Wait until a device is handshaken (for tools and tests); whether it is."""
+        deadline = time.monotonic() + timeout
+        while not self.online and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.online
+
     def wait_shown(self, timeout: float) -> bool:
         """Wait until the device acknowledged the newest frame (for tools and tests)."""
         with self._shown:
@@ -156,7 +183,7 @@ class Panel:
     def close(self) -> None:
         self._stop.set()
         self._wake()
-        self._thread.join(timeout=self.handshake_timeout + 1)
+        self._thread.join(timeout=self.timing.handshake_timeout + 1)
         if not self._thread.is_alive():
             os.close(self._wake_r)
             os.close(self._wake_w)
@@ -173,7 +200,7 @@ class Panel:
         while not self._stop.is_set():
             link = self._connect()
             if link is None:
-                self._stop.wait(self.rescan_interval)
+                self._stop.wait(self.timing.rescan_interval)
                 continue
             try:
                 self._serve(link)
@@ -227,10 +254,10 @@ class Panel:
             with self._lock:
                 frame, version = self._frame, self._frame_version
             if link.outstanding is None:
-                if frame is not None and version != sent_version and now - last_frame_at >= self.min_interval:
+                if frame is not None and version != sent_version and now - last_frame_at >= self.timing.min_interval:
                     link.send_leds(frame, version)
                     sent_version, last_frame_at = version, now
-                elif now - link.last_tx >= self.heartbeat_interval:
+                elif now - link.last_tx >= self.timing.heartbeat_interval:
                     link.ping()
             done = link.completed()
             if done is not None and done == sent_version:
@@ -238,11 +265,11 @@ class Panel:
                     self._shown_version = done
                     self._shown.notify_all()
             # sleep until the device says something, show() or close() wakes us, or a deadline
-            wait = self.heartbeat_interval - (now - link.last_tx)
+            wait = self.timing.heartbeat_interval - (now - link.last_tx)
             if link.outstanding is not None:
-                wait = min(wait, link.outstanding[1] + self.ack_timeout - now)
+                wait = min(wait, link.outstanding[1] + self.timing.ack_timeout - now)
             if frame is not None and version != sent_version:
-                wait = min(wait, last_frame_at + self.min_interval - now)
+                wait = min(wait, last_frame_at + self.timing.min_interval - now)
             link.wait(min(wait, 0.25))
 
 
@@ -276,14 +303,14 @@ class _Link:
 
     def handshake(self) -> DeviceInfo:
         """HELLO until a HELLO_REPLY arrives (a board that reset on open needs a moment)."""
-        deadline = time.monotonic() + self.panel.handshake_timeout
+        deadline = time.monotonic() + self.panel.timing.handshake_timeout
         self.panel.stats["handshakes"] += 1
         self.rebooted = False
         self.outstanding = None
         while time.monotonic() < deadline:
             seq = self._next_seq()
             self._write(Frame(seq, MSG_HELLO, bytes([PROTOCOL_VERSION])))
-            until = min(deadline, time.monotonic() + self.panel.ack_timeout)
+            until = min(deadline, time.monotonic() + self.panel.timing.ack_timeout)
             while time.monotonic() < until and not self.panel._stop.is_set():
                 self.wait(until - time.monotonic())
                 for frame in self._read():
@@ -361,14 +388,14 @@ class _Link:
             self._handle(frame)
         if self.outstanding is not None:
             frame, sent_at, tries, version = self.outstanding
-            if now - sent_at >= self.panel.ack_timeout:
-                if tries > self.panel.retries:
+            if now - sent_at >= self.panel.timing.ack_timeout:
+                if tries > self.panel.timing.retries:
                     raise DeviceLost(f"no reply after {tries} tries")
                 self.panel.stats["retries"] += 1
                 self._write(frame)
                 self.outstanding = (frame, now, tries + 1, version)
         heartbeats = self.info is not None and Capability.HEARTBEAT in self.info.capabilities
-        if heartbeats and now - self.last_rx > self.panel.silence_timeout:
+        if heartbeats and now - self.last_rx > self.panel.timing.silence_timeout:
             raise DeviceLost("device silent")
 
     def _handle(self, frame: Frame) -> None:

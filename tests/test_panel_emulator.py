@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware.driver import Panel
+from hardware.driver import Panel, Timing
 from hardware.emulator import DeviceModel, VirtualPanel
 from hardware.protocol import MSG_PING, Capability, Frame, LedFrame, Pattern
 from tests.conftest import ROOT
@@ -46,7 +46,7 @@ def test_the_driver_never_sends_what_the_device_did_not_advertise(tmp_path: Path
     stop = threading.Event()
     thread = serve(virtual, stop)
     try:
-        with Panel(str(tmp_path / "panel"), 37, heartbeat_interval=0.1) as panel:
+        with Panel(str(tmp_path / "panel"), 37, timing=Timing(heartbeat_interval=0.1)) as panel:
             frame = LedFrame.blank(37, brightness=40).set(3, 2, Pattern.BLINK_FAST)
             panel.show(frame)
             assert panel.wait_shown(3)
@@ -66,10 +66,8 @@ def test_button_events_and_heartbeats_with_the_full_model(tmp_path: Path) -> Non
     stop = threading.Event()
     thread = serve(virtual, stop)
     try:
-        with Panel(str(tmp_path / "panel"), 100, heartbeat_interval=0.2) as panel:
-            deadline = time.monotonic() + 3
-            while not panel.online and time.monotonic() < deadline:
-                time.sleep(0.01)
+        with Panel(str(tmp_path / "panel"), 100, timing=Timing(heartbeat_interval=0.2)) as panel:
+            assert panel.wait_online(3)
             device.button(2, True)
             device.button(2, False)
             time.sleep(0.5)
@@ -138,3 +136,36 @@ def test_show_errors_are_one_line(cli, emulator, tmp_path: Path) -> None:
     assert done.returncode == 2 and "no.json" in done.stderr
     done = cli("panel", "probe", "--led", str(tmp_path / "nothing"), "--timeout", "0.3")
     assert done.returncode == 1 and "no panel answered" in done.stderr
+
+
+def test_a_device_that_stops_answering_goes_offline_and_comes_back(tmp_path: Path) -> None:
+    """A hung device (no unplug, just silence): offline after the bounded retries, online
+    again with the current frame once it answers."""
+    device = DeviceModel(37)
+    virtual = VirtualPanel(device, tmp_path / "panel")
+    stop = threading.Event()
+    thread = serve(virtual, stop)
+    changes: list[str] = []
+    try:
+        with Panel(str(tmp_path / "panel"), 37, on_online=lambda info: changes.append("online"),
+                   on_offline=lambda reason: changes.append(f"offline: {reason}")) as panel:
+            frame = LedFrame.blank(37).set(5, 3)
+            panel.show(frame)
+            assert panel.wait_shown(3)
+            stop.set()
+            thread.join()  # the device hangs
+            later = frame.set(6, 4)
+            panel.show(later)
+            deadline = time.monotonic() + 3
+            while panel.online and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not panel.online
+            assert changes[1].startswith("offline: no reply after")
+            stop.clear()
+            thread = serve(virtual, stop)  # it recovers
+            assert panel.wait_shown(4)
+            assert device.frame == later and changes[-1] == "online"
+    finally:
+        stop.set()
+        thread.join()
+        virtual.close()

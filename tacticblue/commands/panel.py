@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from tacticblue.commands import CLIError, print_json
@@ -100,13 +99,6 @@ def _points(text: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in text.split(",") if p.strip())
 
 
-def _wait_online(panel, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not panel.online and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return panel.online
-
-
 def cmd_emulate(args: argparse.Namespace) -> int:
     from hardware.emulator import emulate
     from hardware.layout import LedLayout
@@ -146,7 +138,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from hardware.driver import Panel
 
     with Panel(None if args.led == "auto" else args.led, leds=0) as panel:
-        online = _wait_online(panel, args.timeout)
+        online = panel.wait_online(args.timeout)
         info, port, problem = panel.device, panel.connected_port, panel.last_problem
     if not online or info is None:
         raise CLIError(f"no panel answered{' at ' + args.led if args.led != 'auto' else ''}"
