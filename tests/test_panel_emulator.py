@@ -169,3 +169,13 @@ def test_a_device_that_stops_answering_goes_offline_and_comes_back(tmp_path: Pat
         stop.set()
         thread.join()
         virtual.close()
+
+
+def test_selftest_without_the_tools_fails_clearly(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": str(tmp_path)}  # no make, avr-gcc, cc
+    done = subprocess.run([sys.executable, "-m", "tacticblue", "panel", "selftest"], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=60)
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 1
+    assert lines[0].startswith("FAIL build:") and "gcc-avr avr-libc simavr" in lines[0]
+    assert lines[-1] == "0 passed, 1 failed"
