@@ -242,25 +242,28 @@ class Panel:
         if self.on_offline:
             self.on_offline(reason)
 
+    def _newest(self) -> tuple[LedFrame | None, int]:
+        with self._lock:
+            return self._frame, self._frame_version
+
     def _serve(self, link: "_Link") -> None:
-        sent_version = -1
         last_frame_at = 0.0
         while not self._stop.is_set():
             link.poll()
             if link.rebooted:
                 link.handshake()
-                sent_version = -1
+                link.sent_version = -1
             now = time.monotonic()
-            with self._lock:
-                frame, version = self._frame, self._frame_version
+            frame, version = self._newest()
             if link.outstanding is None:
-                if frame is not None and version != sent_version and now - last_frame_at >= self.timing.min_interval:
+                if frame is not None and version != link.sent_version \
+                        and now - last_frame_at >= self.timing.min_interval:
                     link.send_leds(frame, version)
-                    sent_version, last_frame_at = version, now
+                    last_frame_at = now
                 elif now - link.last_tx >= self.timing.heartbeat_interval:
                     link.ping()
             done = link.completed()
-            if done is not None and done == sent_version:
+            if done is not None:
                 with self._shown:
                     self._shown_version = done
                     self._shown.notify_all()
@@ -268,7 +271,7 @@ class Panel:
             wait = self.timing.heartbeat_interval - (now - link.last_tx)
             if link.outstanding is not None:
                 wait = min(wait, link.outstanding[1] + self.timing.ack_timeout - now)
-            if frame is not None and version != sent_version:
+            if frame is not None and version != link.sent_version:
                 wait = min(wait, last_frame_at + self.timing.min_interval - now)
             link.wait(min(wait, 0.25))
 
@@ -286,6 +289,8 @@ class _Link:
         self.last_rx = time.monotonic()
         self.rebooted = False
         self.last_button_seq: int | None = None
+        self.sent_version = -1
+        """The version of the newest LED frame sent on this link."""
         self._completed: int | None = None
 
     def close(self) -> None:
@@ -355,16 +360,20 @@ class _Link:
             return frames
         return []
 
-    def send_leds(self, frame: LedFrame, version: int) -> None:
+    def _leds_frame(self, frame: LedFrame) -> Frame:
+        """The LEDS command for ``frame``, within what the device advertised."""
         caps = self.info.capabilities if self.info else Capability(0)
         if Capability.BLINK not in caps:
             frame = frame.steady()
         if Capability.BRIGHTNESS not in caps:
             frame = LedFrame(frame.colours, frame.patterns, 255)
         pad = self.info.leds - len(frame) if self.info else 0
-        payload = frame.to_payload() + bytes(pad)
         self.panel.stats["frames"] += 1
-        self._send(Frame(self._next_seq(), MSG_LEDS, payload), version)
+        return Frame(self._next_seq(), MSG_LEDS, frame.to_payload() + bytes(pad))
+
+    def send_leds(self, frame: LedFrame, version: int) -> None:
+        self._send(self._leds_frame(frame), version)
+        self.sent_version = version
 
     def ping(self) -> None:
         if self.info and Capability.HEARTBEAT in self.info.capabilities:
@@ -392,6 +401,10 @@ class _Link:
                 if tries > self.panel.timing.retries:
                     raise DeviceLost(f"no reply after {tries} tries")
                 self.panel.stats["retries"] += 1
+                newest, newest_version = self.panel._newest()
+                if version >= 0 and newest is not None and newest_version != version:
+                    frame, version = self._leds_frame(newest), newest_version  # resend the latest
+                    self.sent_version = version
                 self._write(frame)
                 self.outstanding = (frame, now, tries + 1, version)
         heartbeats = self.info is not None and Capability.HEARTBEAT in self.info.capabilities
@@ -407,7 +420,8 @@ class _Link:
                 self.panel.stats["refused"] += 1
                 name = Status(status).name if status in iter(Status) else str(status)
                 self.panel.last_problem = f"device refused a command: {name}"
-            self._completed = self.outstanding[3]
+            elif self.outstanding[3] >= 0:
+                self._completed = self.outstanding[3]
             self.outstanding = None
         elif frame.type == MSG_BUTTON:
             try:

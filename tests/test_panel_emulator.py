@@ -14,7 +14,7 @@ import pytest
 
 from hardware.driver import Panel, Timing
 from hardware.emulator import DeviceModel, VirtualPanel
-from hardware.protocol import MSG_PING, Capability, Frame, LedFrame, Pattern
+from hardware.protocol import MSG_LEDS, MSG_PING, Capability, Frame, LedFrame, Pattern
 from tests.conftest import ROOT
 
 
@@ -179,3 +179,35 @@ def test_selftest_without_the_tools_fails_clearly(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert lines[0].startswith("FAIL build:") and "gcc-avr avr-libc simavr" in lines[0]
     assert lines[-1] == "0 passed, 1 failed"
+
+
+class DeafOnce(RecordingDevice):
+    """Ignores the first LED frame it receives (as if the frame or its ACK was lost)."""
+
+    def _handle(self, frame: Frame, now_ms: int) -> bytes:
+        if frame.type == MSG_LEDS and not any(f.type == MSG_LEDS for f in self.received):
+            self.received.append(frame)
+            return b""
+        return super()._handle(frame, now_ms)
+
+
+def test_a_resend_carries_the_newest_frame(tmp_path: Path) -> None:
+    device = DeafOnce(37, DeviceModel(37).info.capabilities)
+    virtual = VirtualPanel(device, tmp_path / "panel")
+    stop = threading.Event()
+    thread = serve(virtual, stop)
+    try:
+        with Panel(str(tmp_path / "panel"), 37) as panel:
+            assert panel.wait_online(3)
+            first, newer = LedFrame.blank(37).set(0, 1), LedFrame.blank(37).set(1, 2)
+            panel.show(first)
+            time.sleep(0.1)  # sent, no answer yet
+            panel.show(newer)
+            assert panel.wait_shown(3)
+        sent = [LedFrame.from_payload(f.payload) for f in device.received if f.type == MSG_LEDS]
+        assert sent == [first, newer]
+        assert device.frame == newer
+    finally:
+        stop.set()
+        thread.join()
+        virtual.close()
