@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,17 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"the shared material is not at {SHARED}")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def random_position():
+    """``random_position(board, seed, plies)``: ``board`` after up to ``plies`` random legal turns."""
+    def play(board, seed: int, plies: int):
+        rng = random.Random(seed)
+        for _ in range(plies):
+            turns = board.legal_turns()
+            if not turns:
+                break
+            board.push(rng.choice(turns))
+        return board
+    return play
