@@ -7,12 +7,13 @@ import math
 
 import pytest
 
-from hardware.layout import GAME_BOARDS, PANEL_BOARDS, LedLayout, game_geometry
+from hardware.layout import PANEL_BOARDS, LedLayout, game_geometry
 from hardware.protocol import Colour, Pattern
+from rules import GAMES
 from hardware.view import PanelView, render
 
 
-@pytest.mark.parametrize("game", sorted(GAME_BOARDS))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_game_point_has_its_own_led_near_it(game: str) -> None:
     geometry = game_geometry(game)
     layout = LedLayout.default(geometry.kind)

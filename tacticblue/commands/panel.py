@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tacticblue.commands import CLIError, print_json
+from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
 def add_led_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         description="Connect to a panel, show the given last move / targets / illegal "
                                     "move / result, wait until the panel confirms it, and exit. "
                                     "Points are the game's point names, comma separated.")
-    add_game_argument_lenient(p)
+    add_game_argument(p)
     add_led_arguments(p)
     p.add_argument("--to-move", choices=["w", "b"], help="whose turn it is")
     p.add_argument("--last", default="", metavar="POINTS", help="points of the last move, from first, e.g. a1,b2")
@@ -83,16 +83,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--build-dir", type=Path, metavar="DIR", help="build here (default: a temporary directory)")
     p.add_argument("--frames", type=int, default=100, help="frames for the throughput check (default 100)")
     p.set_defaults(func=cmd_selftest)
-
-
-def add_game_argument_lenient(parser: argparse.ArgumentParser) -> None:
-    """``--game``, accepting the games the panel knows even before the rules register them."""
-    from hardware.layout import GAME_BOARDS
-    from rules import GAMES
-
-    names = sorted(set(GAMES) | set(GAME_BOARDS))
-    parser.add_argument("--game", "-g", required=True, choices=names, metavar="GAME",
-                        help="game to show: " + ", ".join(names))
 
 
 def _points(text: str) -> tuple[str, ...]:
