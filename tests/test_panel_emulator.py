@@ -211,3 +211,25 @@ def test_a_resend_carries_the_newest_frame(tmp_path: Path) -> None:
         stop.set()
         thread.join()
         virtual.close()
+
+
+def test_replay_a_record_on_the_emulator(cli, emulator) -> None:
+    process, link = emulator
+    done = cli("panel", "replay", "samples/records/accasta.txt", "--game", "accasta", "--led", str(link),
+               "--delay", "0")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 30 and lines[-1].split()[:2] == ["30.", "black"]
+    lit = lines[-1].split("lit: ")[1].split(", ")
+    drawing = []
+    for _ in range(31):  # the blank frame, then one per turn
+        drawing = read_drawing(process)
+    shown = {f"{line[0]}{i + 1}": letter for line in drawing for i, letter in enumerate(line[3:].split())}
+    assert {p for p, letter in shown.items() if letter != "."} == set(lit)
+    assert shown[lit[-1]] == "W" and all(shown[p] == "w" for p in lit[:-1])  # White to move
+
+
+def test_replay_needs_a_panel(cli, tmp_path: Path) -> None:
+    done = cli("panel", "replay", "samples/records/accasta.txt", "--game", "accasta", "--led",
+               str(tmp_path / "none"), "--timeout", "0.3")
+    assert done.returncode == 1 and "no panel answered" in done.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from tacticblue.commands import CLIError, add_game_argument, print_json
@@ -66,6 +67,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_show)
 
+    p = psub.add_parser("replay", help="play a game record on a panel, turn by turn",
+                        description="Replay a record (checked by the rules) on the panel: after every turn "
+                                    "the points it changed, in the colour of the side now to move; at the end "
+                                    "the result. Exit 1 if the panel does not confirm a turn.")
+    p.add_argument("record", type=Path, metavar="FILE", help="the game record")
+    add_game_argument(p)
+    add_led_arguments(p)
+    p.add_argument("--delay", type=float, default=1.0, help="seconds per turn (default 1)")
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the panel (default 5)")
+    p.set_defaults(func=cmd_replay)
+
     p = psub.add_parser("probe", help="handshake with a panel and print what it is",
                         description="Open the panel, handshake, and print its protocol and firmware "
                                     "version, LEDs, buttons and capabilities. Exit 1 if none answers.")
@@ -121,6 +133,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not shown:
         raise CLIError(f"the panel at {args.led} did not confirm within {args.timeout:g} s"
                        + (f" ({problem})" if problem else ""), status=1)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from hardware.view import PanelView, moved_points
+    from rules import COLOUR_NAMES, new_game
+    from tacticblue.commands.rules import play_turn, read_record_file
+
+    if not args.led:
+        raise CLIError("--led PORT is required (a serial port, an emulator's path, or 'auto')")
+    board = new_game(args.game)
+    record = read_record_file(args.record, board)
+    panel = open_game_panel(args, args.game)
+    try:
+        if not panel.panel.wait_online(args.timeout):
+            raise CLIError(f"no panel answered at {args.led} ({panel.panel.last_problem})", status=1)
+        for number, text in enumerate(record.turns, 1):
+            mover, before = COLOUR_NAMES[board.turn], board.visible()
+            notation = play_turn(board, number, text)
+            moved = moved_points(before, board.visible())
+            panel.show(PanelView(to_move=board.turn, last_move=moved))
+            if not panel.panel.wait_shown(args.timeout):
+                raise CLIError(f"turn {number}: the panel did not confirm ({panel.panel.last_problem})", status=1)
+            print(f"{number:>3}. {mover:<5} {notation:<16} lit: {', '.join(moved)}", flush=True)
+            time.sleep(args.delay)
+        outcome = board.outcome()
+        if outcome is not None:
+            panel.show(PanelView(winner="draw" if outcome.draw else outcome.winner))
+            if not panel.panel.wait_shown(args.timeout):
+                raise CLIError("the panel did not confirm the result", status=1)
+            print(f"result: {outcome.reason}")
+    finally:
+        panel.close()
     return 0
 
 
