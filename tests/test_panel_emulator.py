@@ -233,3 +233,31 @@ def test_replay_needs_a_panel(cli, tmp_path: Path) -> None:
     done = cli("panel", "replay", "samples/records/accasta.txt", "--game", "accasta", "--led",
                str(tmp_path / "none"), "--timeout", "0.3")
     assert done.returncode == 1 and "no panel answered" in done.stderr
+
+
+def test_a_device_that_restarts_gets_its_frame_back(tmp_path: Path) -> None:
+    """A reset without unplugging (watchdog, DTR, brown-out): the BOOT notice makes the
+    driver handshake again and resend the current frame."""
+    virtual = VirtualPanel(DeviceModel(37), tmp_path / "panel")
+    stop = threading.Event()
+    thread = serve(virtual, stop)
+    try:
+        with Panel(str(tmp_path / "panel"), 37) as panel:
+            frame = LedFrame.blank(37).set(9, 5)
+            panel.show(frame)
+            assert panel.wait_shown(3)
+            stop.set()
+            thread.join()
+            virtual.device = DeviceModel(37)  # the board restarted: blank, and says so
+            os.write(virtual.master, virtual.device.boot())
+            stop.clear()
+            thread = serve(virtual, stop)
+            deadline = time.monotonic() + 2
+            while virtual.device.frame != frame and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert virtual.device.frame == frame
+            assert panel.stats["handshakes"] == 2 and panel.online
+    finally:
+        stop.set()
+        thread.join()
+        virtual.close()
