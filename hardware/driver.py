@@ -11,12 +11,15 @@ Use from the live companion (or any loop that must never wait on the panel)::
             ...
         panel.online                  # True while a handshaken device answers
 
-``Panel(None, ...)`` scans the USB serial ports for a panel.  One background thread owns
-the port and does everything else:
+For a game, :class:`hardware.panel.GamePanel` wraps this with the point -> LED layout and
+shows :class:`hardware.view.PanelView` s.  ``Panel(None, ...)`` scans the USB serial ports
+for a panel.  Until the first ``show`` the panel keeps whatever it shows.  One background
+thread owns the port and does everything else:
 
 * opens it without asserting DTR/RTS where the platform allows (many Arduino boards reset
-  when DTR rises; Linux raises it on open regardless, so a reset can still happen: the
-  handshake waits it out, and a BOOT notice from the device triggers a new handshake);
+  when DTR rises; Linux raises it on the first open regardless, so a reset can still
+  happen: the handshake waits it out, and a BOOT notice from the device triggers a new
+  handshake), and clears HUPCL so that a reconnect does not reset the board again;
 * handshakes (HELLO), checks the protocol version and that the device has enough LEDs,
   and never sends a command the device did not advertise (no PING without HEARTBEAT,
   blinking turned steady without BLINK, full brightness without BRIGHTNESS);
