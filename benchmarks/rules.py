@@ -6,6 +6,10 @@ to take more than --max-seconds), and the deepest depth measured is printed: nod
 py-draughts, through its public legal-moves/push/pop API in its own virtualenv (built by
 tools/oracles.sh), side by side in the same run.
 
+Then the figure the live loop depends on: the time of one ``legal_turns`` call on the
+busiest position met in random games (and on Accasta's crowded stress position, with
+thousands of three-move turns), since move inference calls it for every observation.
+
     python3 benchmarks/rules.py                 # every game
     python3 benchmarks/rules.py dame100 --json  # one game, JSON lines
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import subprocess
 import sys
 import time
@@ -41,6 +46,44 @@ def measure(game: str, min_seconds: float, max_seconds: float, max_depth: int) -
     return previous or (0, 1, 0.0)
 
 
+STRESS: dict[str, dict[str, str]] = {
+    "accasta": {"c2": "www", "c5": "www", "e2": "bww", "e5": "www", "d4": "www", "b3": "bw", "f3": "bbb",
+                "g2": "bbb", "d1": "b", "d7": "bb", "a2": "bb", "f5": "wb", "c3": "w"},
+}
+"""Hand-made worst cases: White's five open triple stacks in mid-board (Accasta)."""
+
+
+def legal_turns_seconds(board, repeat: int = 5) -> float:
+    """The fastest of ``repeat`` calls of ``legal_turns`` (seconds)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        board.legal_turns()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def busiest_position(game: str, playouts: int, seed: int = 2024) -> tuple[int, float]:
+    """(turn count, legal_turns seconds) of the position with most turns met in random games."""
+    rng = random.Random(seed)
+    count, seconds = 0, 0.0
+    for _ in range(playouts):
+        board = new_game(game)
+        for _ in range(120):
+            turns = board.legal_turns()
+            if not turns:
+                break
+            if len(turns) > count:
+                count, seconds = len(turns), legal_turns_seconds(board)
+            board.push(rng.choice(turns))
+    if game in STRESS:
+        board = new_game(game)
+        board.set_position(STRESS[game], "w")
+        if len(board.legal_turns()) > count:
+            count, seconds = len(board.legal_turns()), legal_turns_seconds(board)
+    return count, seconds
+
+
 def py_draughts_perft(depth: int) -> tuple[int, float] | str:
     """(nodes, seconds) of py-draughts' perft, or why it could not run."""
     python = ROOT / ".venv-oracles" / "py-draughts" / "bin" / "python"
@@ -63,6 +106,7 @@ def main() -> int:
     parser.add_argument("--min-seconds", type=float, default=1.0, help="stop deepening once a depth takes this long")
     parser.add_argument("--max-seconds", type=float, default=5.0, help="never start a depth predicted to take longer")
     parser.add_argument("--max-depth", type=int, default=12)
+    parser.add_argument("--playouts", type=int, default=20, help="random games searched for the busiest position")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     args = parser.parse_args()
     unknown = set(args.games) - set(GAMES)
@@ -71,7 +115,9 @@ def main() -> int:
     rows = []
     for game in args.games or sorted(GAMES):
         depth, nodes, seconds = measure(game, args.min_seconds, args.max_seconds, args.max_depth)
-        rows.append({"engine": "tacticblue", "game": game, "depth": depth, "nodes": nodes, "seconds": seconds})
+        count, turn_seconds = busiest_position(game, args.playouts)
+        rows.append({"engine": "tacticblue", "game": game, "depth": depth, "nodes": nodes, "seconds": seconds,
+                     "busiest_turns": count, "busiest_legal_turns_ms": round(turn_seconds * 1000, 2)})
         if game == "dame100":
             other = py_draughts_perft(depth)
             if isinstance(other, str):
@@ -87,8 +133,10 @@ def main() -> int:
             elif "error" in row:
                 print(f"{row['game']:<16} {row['engine']:<12} depth {row['depth']:>2}  {row['error']}", flush=True)
             else:
+                busiest = (f"   busiest {row['busiest_turns']} turns in {row['busiest_legal_turns_ms']:.1f} ms"
+                           if "busiest_turns" in row else "")
                 print(f"{row['game']:<16} {row['engine']:<12} depth {row['depth']:>2} {row['nodes']:>10} nodes "
-                      f"{row['seconds']:7.3f} s {row['nodes_per_second']:>11,.0f} nodes/s", flush=True)
+                      f"{row['seconds']:7.3f} s {row['nodes_per_second']:>11,.0f} nodes/s{busiest}", flush=True)
         rows.clear()
     return 0
 

@@ -342,6 +342,8 @@ def test_perft_of_the_start_position() -> None:
 
 @pytest.mark.slow
 def test_perft_depth_three() -> None:
+    # The naive oracle (accasta_oracle.perft(start, "w", 3)) gives the same count; it takes
+    # minutes, so it was run once by hand rather than in every test run.
     assert Accasta().perft(3) == 13_012_864
 
 
