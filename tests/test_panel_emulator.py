@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -80,38 +81,48 @@ def test_button_events_and_heartbeats_with_the_full_model(tmp_path: Path) -> Non
         virtual.close()
 
 
+class Emulator:
+    """``tacticblue panel emulate`` in a subprocess; its output lines arrive on a queue."""
+
+    def __init__(self, link: Path) -> None:
+        self.link = link
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tacticblue", "panel", "emulate", "--layout", "hex", "--link", str(link)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout], daemon=True).start()
+
+    def line(self) -> str:
+        return self.lines.get(timeout=10).rstrip("\n")
+
+    def drawing(self) -> list[str]:
+        """The next frame the emulator draws (the 7 lines after "frame N")."""
+        while not self.line().startswith("frame "):
+            pass
+        return [self.line() for _ in range(7)]
+
+
 @pytest.fixture
 def emulator(tmp_path: Path):
-    link = tmp_path / "panel"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-m", "tacticblue", "panel", "emulate", "--layout", "hex",
-                                "--link", str(link)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                               cwd=ROOT, env=env)
-    assert process.stdout is not None
-    header = process.stdout.readline()
-    assert str(link) in header and "37 LEDs" in header
-    yield process, link
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=5)
-    assert not link.exists()
-
-
-def read_drawing(process) -> list[str]:
-    """The next frame the emulator draws (7 lines after "frame N")."""
-    while not process.stdout.readline().startswith("frame "):
-        pass
-    return [process.stdout.readline().rstrip("\n") for _ in range(7)]
+    emu = Emulator(tmp_path / "panel")
+    header = emu.line()
+    assert str(emu.link) in header and "37 LEDs" in header
+    yield emu
+    emu.process.send_signal(signal.SIGTERM)
+    emu.process.wait(timeout=5)
+    assert not emu.link.exists()
 
 
 def test_emulate_and_show_from_the_command_line(cli, emulator) -> None:
-    process, link = emulator
-    blank = read_drawing(process)
+    link = emulator.link
+    blank = emulator.drawing()
     assert all(set(line[3:]) <= {" ", "."} for line in blank)
     done = cli("panel", "show", "--led", str(link), "--game", "accasta", "--to-move", "b", "--last", "a1,b2",
                "--touched", "d4", "--targets", "e4,d5", "--json")
     assert done.returncode == 0, done.stderr
     assert '"shown": true' in done.stdout
-    picture = dict(line.split(maxsplit=1) for line in read_drawing(process))
+    picture = dict(line.split(maxsplit=1) for line in emulator.drawing())
     assert picture["a"].split() == ["b", ".", ".", "."]        # came from a1 (dim blue)
     assert picture["b"].split() == [".", "B", ".", ".", "."]   # went to b2, Black to move
     assert picture["d"].split()[3:5] == ["C", "G"]             # touched d4, target d5
@@ -119,14 +130,14 @@ def test_emulate_and_show_from_the_command_line(cli, emulator) -> None:
 
 
 def test_probe_reads_the_device(cli, emulator) -> None:
-    _, link = emulator
+    link = emulator.link
     done = cli("panel", "probe", "--led", str(link), "--json")
     assert done.returncode == 0, done.stderr
     assert '"leds": 37' in done.stdout and '"HEARTBEAT"' in done.stdout
 
 
 def test_show_errors_are_one_line(cli, emulator, tmp_path: Path) -> None:
-    _, link = emulator
+    link = emulator.link
     done = cli("panel", "show", "--led", str(link), "--game", "accasta", "--last", "a1,z9")
     assert done.returncode == 2 and "z9" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     done = cli("panel", "show", "--led", str(tmp_path / "nothing"), "--game", "accasta", "--last", "a1",
@@ -214,7 +225,7 @@ def test_a_resend_carries_the_newest_frame(tmp_path: Path) -> None:
 
 
 def test_replay_a_record_on_the_emulator(cli, emulator) -> None:
-    process, link = emulator
+    link = emulator.link
     done = cli("panel", "replay", "samples/records/accasta.txt", "--game", "accasta", "--led", str(link),
                "--delay", "0")
     assert done.returncode == 0, done.stderr
@@ -223,7 +234,7 @@ def test_replay_a_record_on_the_emulator(cli, emulator) -> None:
     lit = lines[-1].split("lit: ")[1].split(", ")
     drawing = []
     for _ in range(31):  # the blank frame, then one per turn
-        drawing = read_drawing(process)
+        drawing = emulator.drawing()
     shown = {f"{line[0]}{i + 1}": letter for line in drawing for i, letter in enumerate(line[3:].split())}
     assert {p for p, letter in shown.items() if letter != "."} == set(lit)
     assert shown[lit[-1]] == "W" and all(shown[p] == "w" for p in lit[:-1])  # White to move
