@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from hardware.driver import Panel
+from hardware.driver import Panel, Timing
 from hardware.protocol import PALETTE_RGB, ButtonEvent, Capability, LedFrame, Pattern
 from hardware.simulator import SimTools, SimulatedPanel, build
 
@@ -37,15 +37,12 @@ def random_frame(leds: int, rng: random.Random, brightness: int = 255) -> LedFra
 
 
 @contextmanager
-def session(tools: SimTools, link: Path, **driver: object) -> Iterator[tuple[SimulatedPanel, Panel]]:
+def session(tools: SimTools, link: Path, timing: Timing = Timing()) -> Iterator[tuple[SimulatedPanel, Panel]]:
     """A simulated panel and a driver connected to it (online when entered)."""
     with SimulatedPanel(tools, link) as sim:
-        panel = Panel(str(link), tools.leds, **driver)  # type: ignore[arg-type]
+        panel = Panel(str(link), tools.leds, timing=timing)
         try:
-            deadline = time.monotonic() + 3
-            while not panel.online and time.monotonic() < deadline:
-                time.sleep(0.01)
-            expect(panel.online, f"no handshake with the firmware ({panel.last_problem})")
+            expect(panel.wait_online(3), f"no handshake with the firmware ({panel.last_problem})")
             yield sim, panel
         finally:
             panel.close()
@@ -122,7 +119,7 @@ def check_frames(tools: SimTools, link: Path, count: int, seed: int = 7) -> str:
         while frames and frame == frames[-1]:
             frame = random_frame(tools.leds, rng)
         frames.append(frame)
-    with session(tools, link, min_interval=0.0) as (sim, panel):
+    with session(tools, link, timing=Timing(min_interval=0.0)) as (sim, panel):
         first = len(sim.shown)
         start = time.monotonic()
         for i, frame in enumerate(frames):
@@ -143,7 +140,7 @@ def check_frames(tools: SimTools, link: Path, count: int, seed: int = 7) -> str:
 def check_garbage(tools: SimTools, link: Path, bursts: int = 20, seed: int = 11) -> str:
     """Random bytes injected both ways while frames flow: no wrong LED, no hang."""
     rng = random.Random(seed)
-    with session(tools, link, min_interval=0.0) as (sim, panel):
+    with session(tools, link, timing=Timing(min_interval=0.0)) as (sim, panel):
         first = len(sim.shown)
         sent = {tuple(LedFrame.blank(tools.leds).rgb())}
         frame = LedFrame.blank(tools.leds)
@@ -166,9 +163,7 @@ def check_dim(tools: SimTools, link: Path) -> str:
     frame = LedFrame.blank(tools.leds).set(0, 1).set(1, 2)
     with SimulatedPanel(tools, link) as sim:
         with Panel(str(link), tools.leds) as panel:
-            deadline = time.monotonic() + 3
-            while not panel.online and time.monotonic() < deadline:
-                time.sleep(0.01)
+            expect(panel.wait_online(3), "no handshake with the firmware")
             show_and_see(sim, panel, frame)
             silent_from = time.monotonic()
         dimmed = tuple(frame.rgb(dimmed=True))
@@ -195,9 +190,7 @@ def check_unplug(tools: SimTools, link: Path) -> str:
     sim = SimulatedPanel(tools, link)
     panel = Panel(str(link), tools.leds, on_online=note("online"), on_offline=note("offline"))
     try:
-        deadline = time.monotonic() + 3
-        while not panel.online and time.monotonic() < deadline:
-            time.sleep(0.01)
+        expect(panel.wait_online(3), "no handshake with the firmware")
         show_and_see(sim, panel, random_frame(tools.leds, rng))
         sim.kill()
         deadline = time.monotonic() + 2
