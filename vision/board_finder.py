@@ -59,6 +59,8 @@ OUTLINE_WIDTH = 640
 """Frames are searched for outlines at this width (pixels)."""
 MIN_SUPPORT = 0.35
 """Fraction of the probes inside the image that must see their line for a board to count."""
+MAX_TRIES = 6
+"""At most this many rough hypotheses are locked on (the costly step), best first."""
 GOOD_SUPPORT = 0.7
 """A fit this well supported ends the search early."""
 MIN_VISIBLE = 0.8
@@ -143,11 +145,11 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     return offset, ratio
 
 
-def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float):
-    """Probe every model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
+def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1):
+    """Probe every ``step``-th model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
     h, w = image.shape[:2]
-    centres = _apply(H, model.samples)
-    normals = _project_lines(H, model)[model.sample_line, :2]
+    centres = _apply(H, model.samples[::step])
+    normals = _project_lines(H, model)[model.sample_line[::step], :2]
     m = radius + 3
     inside = (centres[:, 0] > m) & (centres[:, 0] < w - 1 - m) & (centres[:, 1] > m) & (centres[:, 1] < h - 1 - m)
     offsets = np.full(len(centres), np.nan)
@@ -346,30 +348,35 @@ def clockwise(corners: np.ndarray) -> np.ndarray:
     return pts[::-1] if _signed_area(pts) > 0 else pts
 
 
-def _large_hulls(image: np.ndarray, limit: int = 12) -> list[np.ndarray]:
+def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
     """Convex hulls (full-resolution px) of the large edge contours of a frame, largest first.
 
     Colour edges: Canny on every channel of a downscaled, smoothed frame, so a border
-    that differs from its surroundings only in hue is found too."""
+    that differs from its surroundings only in hue is found too; at three sensitivities,
+    because a textured table (wood grain) joins its edges to the board's at the finest."""
     h, w = image.shape[:2]
     scale = min(1.0, OUTLINE_WIDTH / w)
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
     small = cv2.GaussianBlur(small, (5, 5), 0)
-    edges = np.zeros(small.shape[:2], np.uint8)
-    for ch in (cv2.split(small) if small.ndim == 3 else [small]):
-        med = float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4
-        edges |= cv2.Canny(ch, 2.0 * med, 5.0 * med, L2gradient=True)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    chans = cv2.split(small) if small.ndim == 3 else [small]
+    meds = [float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4 for ch in chans]
     area_img = small.shape[0] * small.shape[1]
     hulls = []
-    for c in contours:
-        hull = cv2.convexHull(c).reshape(-1, 2)
-        area = cv2.contourArea(hull)
-        if len(hull) >= 4 and 0.01 * area_img <= area <= 0.95 * area_img:
-            hulls.append((area, hull.astype(float) / scale))
-    hulls.sort(key=lambda t: -t[0])
-    return [hull for _, hull in hulls[:limit]]
+    for gain in (1.0, 2.5, 6.0):
+        edges = np.zeros(small.shape[:2], np.uint8)
+        for ch, med in zip(chans, meds):
+            edges |= cv2.Canny(ch, 2.0 * gain * med, 5.0 * gain * med, L2gradient=True)
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        level = []
+        for c in contours:
+            hull = cv2.convexHull(c).reshape(-1, 2)
+            area = cv2.contourArea(hull)
+            if len(hull) >= 4 and 0.01 * area_img <= area <= 0.95 * area_img:
+                level.append((area, hull.astype(float) / scale))
+        level.sort(key=lambda t: -t[0])
+        hulls += [hull for _, hull in level[:limit]]
+    return hulls
 
 
 def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray | None:
@@ -382,13 +389,13 @@ def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray 
     return poly[::-1] if _signed_area(poly) > 0 else poly
 
 
-def outline_candidates(image: np.ndarray, n: int, limit: int = 12) -> list[np.ndarray]:
+def outline_candidates(image: np.ndarray, n: int, hulls: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Convex n-gons (full-resolution px, clockwise on screen) that may be the printed border.
 
-    Largest first; near-duplicates removed."""
-    found: list[np.ndarray] = []
+    Near-duplicates removed."""
     frame = (image.shape[1], image.shape[0])
-    for hull in _large_hulls(image, limit):
+    found: list[np.ndarray] = []
+    for hull in _large_hulls(image) if hulls is None else hulls:
         poly = _as_polygon(hull, n, frame)
         if poly is None or any(np.abs(poly[:, None] - q[None]).max(axis=2).min(axis=1).max() < 6 for q in found):
             continue
@@ -396,22 +403,21 @@ def outline_candidates(image: np.ndarray, n: int, limit: int = 12) -> list[np.nd
     return found
 
 
-def _corner_runs(image: np.ndarray, model: BoardModel, hulls: int = 4) -> list[np.ndarray]:
+def _corner_runs(model: BoardModel, hulls: list[np.ndarray]) -> list[np.ndarray]:
     """Homographies from four consecutive corners of a border partly hidden by pieces.
 
     Stacks near the far edge stick out over the border and bend the outline's far
     side, but the border nearer the camera stays whole: any four consecutive corners
     of a hexagon fix the board plane."""
     out = []
-    for hull in _large_hulls(image, hulls):
+    for hull in hulls:
         for m in range(model.symmetry, model.symmetry + 3):
             poly = fit_polygon(hull, m)
             if poly is None or len(poly) != m:
                 continue
             poly = poly[::-1] if _signed_area(poly) > 0 else poly
             for i in range(m):
-                run = np.roll(poly, -i, axis=0)[:4]
-                H, _ = cv2.findHomography(model.outline[:4], run)
+                H, _ = cv2.findHomography(model.outline[:4], np.roll(poly, -i, axis=0)[:4])
                 if H is not None:
                     out.append(H)
     return out
@@ -597,7 +603,7 @@ def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> floa
     if not plausible(H, model, (image.shape[1], image.shape[0])):
         return 0.0
     radius = float(np.clip(0.15 * _spacing_px(H, model), 2, 6))
-    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius)
+    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius, step=3)
     return float((np.isfinite(offsets) & (ratios >= PEAKINESS)).sum()) / max(len(inside), 1)
 
 
@@ -624,18 +630,23 @@ def _slab_hypotheses(image: np.ndarray, model: BoardModel, quad: np.ndarray, kee
     return [H for _, H in scored[:keep]]
 
 
-def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[np.ndarray]:
-    """Rough board homographies, the likeliest first: border outlines, then borders inside slabs."""
-    polygons = outline_candidates(image, model.symmetry)
-    for poly in polygons:
-        H, _ = cv2.findHomography(model.outline, poly)
-        if H is not None:
-            yield H
+def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarray]]:
+    """Rough board homographies worth locking on, in stages from cheap to costly.
+
+    First outlines shaped like the border; then four consecutive corners of a partly
+    hidden hexagon; then square slabs with the border somewhere inside.  Each stage is
+    sorted by a quick support score and cut to the few best."""
+    hulls = _large_hulls(image)
+    polygons = outline_candidates(image, model.symmetry, hulls)
+    stages = [lambda: [H for H in (cv2.findHomography(model.outline, p)[0] for p in polygons) if H is not None]]
     if model.symmetry > 4:
-        runs = sorted(_corner_runs(image, model), key=lambda H: -_coarse_support(image, H, model))
-        yield from runs[:3]
-    for quad in (polygons if model.symmetry == 4 else outline_candidates(image, 4))[:4]:
-        yield from _slab_hypotheses(image, model, quad)
+        stages.append(lambda: _corner_runs(model, hulls[:6]))
+    quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
+    stages.append(lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)])
+    for stage in stages:
+        found = stage()
+        scored = sorted(((_coarse_support(image, H, model), i) for i, H in enumerate(found)), reverse=True)
+        yield [found[i] for score, i in scored[:MAX_TRIES] if score > 0]
 
 
 def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
@@ -648,23 +659,26 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
     model = board_model(kind, spec)
     if outline is not None:
         H, _ = cv2.findHomography(model.outline, np.asarray(outline, float))
-        hypotheses: Iterator[np.ndarray] = iter([H] if H is not None else [])
+        stages: Iterator[list[np.ndarray]] = iter([[H] if H is not None else []])
     else:
-        hypotheses = _hypotheses(image, model)
+        stages = _hypotheses(image, model)
     best: GridFit | None = None
     reason = f"board not found: no {'hexagonal' if kind == 'hex' else 'square'} board outline in the picture"
-    for H0 in hypotheses:
-        try:
-            fit = lock_on(image, H0, model)
-        except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
-            continue
-        why = accept(fit)
-        if why is None and (best is None or fit.support > best.support):
-            best = fit
-            if fit.support > GOOD_SUPPORT:
-                break
-        elif why is not None and best is None:
-            reason = why
+    for hypotheses in stages:
+        for H0 in hypotheses:
+            try:
+                fit = lock_on(image, H0, model)
+            except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
+                continue
+            why = accept(fit)
+            if why is None and (best is None or fit.support > best.support):
+                best = fit
+            elif why is not None and best is None:
+                reason = why
+            if best is not None and best.support > GOOD_SUPPORT:
+                return best
+        if best is not None:
+            return best
     if best is None:
         raise BoardNotFound(reason)
     return best
