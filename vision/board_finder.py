@@ -50,15 +50,17 @@ from typing import Iterator, Mapping, Sequence
 import cv2
 import numpy as np
 
+from calibration.board_file import WHITE_SIDES
 from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.board_model import BoardModel, board_model
 
-WHITE_SIDES = ("near", "far", "left", "right")
 OUTLINE_WIDTH = 640
 """Frames are searched for outlines at this width (pixels)."""
 MIN_SUPPORT = 0.35
 """Fraction of the probes inside the image that must see their line for a board to count."""
+FINAL_RADIUS = 3.0
+"""Search window (px) of the last lock-on rounds."""
 MAX_TRIES = 6
 """At most this many rough hypotheses are locked on (the costly step), best first."""
 GOOD_SUPPORT = 0.7
@@ -76,6 +78,8 @@ MIN_ELEVATION_DEG = 12.0
 PIECES_MIN_CORRELATION = 0.6
 PIECES_MARGIN = 0.25
 """How clearly the pieces must show White's side before they overrule ``white_side``."""
+NEAREST_PEAK = 0.5
+"""A probe takes the nearest edge at least this strong relative to its strongest."""
 HALF = 4
 """Half-width (px) of the window whose centre of edge strength locates a line: both edges of
 a thin printed line, or a single colour edge."""
@@ -133,7 +137,13 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     mag = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
     mag = 0.25 * mag[:, :-2] + 0.5 * mag[:, 1:-1] + 0.25 * mag[:, 2:]  # t = -R .. R
     coarse = cv2.filter2D(mag, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
-    k = R - r + np.argmax(coarse[:, R - r:R + r + 1], axis=1)  # index of the strongest blob
+    # The blob nearest the line's predicted place among the strong ones (at least half the
+    # strongest): a piece's rim beside the line must not pull the fit away from it.
+    win = coarse[:, R - r - 1:R + r + 2]
+    inner = win[:, 1:-1]
+    peaks = (inner >= win[:, :-2]) & (inner >= win[:, 2:]) & (inner >= NEAREST_PEAK * inner.max(axis=1, keepdims=True))
+    distance = np.where(peaks, np.abs(np.arange(-r, r + 1))[None, :], 10 * r + 10)
+    k = R - r + np.argmin(distance + 1e-3 * (inner.max(axis=1, keepdims=True) - inner), axis=1)
     background = np.median(mag, axis=1)
     cols = k[:, None] + np.arange(-HALF, HALF + 1)
     w = np.clip(np.take_along_axis(mag, cols, axis=1) - background[:, None], 0, None)
@@ -216,6 +226,8 @@ def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence
             raise BoardNotFound("board not found: the grid fit collapsed")
         centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r)
         ok = np.isfinite(offsets) & (ratios >= PEAKINESS * 0.8)
+        if r <= FINAL_RADIUS:  # locked on: the grid alone sets the final fit
+            ok &= ~model.on_border
         if ok.sum() < 12:
             raise BoardNotFound("board not found: too few grid lines visible")
         obs = centres[ok] + offsets[ok, None] * normals[ok]
@@ -262,14 +274,14 @@ def _translate(H: np.ndarray, v: np.ndarray) -> np.ndarray:
 def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
     """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
     r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
-    radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > 3] + [3.0, 3.0]
+    radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > FINAL_RADIUS] + [FINAL_RADIUS, FINAL_RADIUS]
     fit = _evaluate(image, _refine(image, H0, model, radii), model)
     for _ in range(3):  # is the grid one line off?
         shifted = [_evaluate(image, _translate(fit.H, v), model) for v in _lattice_shifts(model)]
         best = max(shifted, key=lambda f: f.support)
         if best.support <= fit.support + 0.02:
             break
-        fit = _evaluate(image, _refine(image, best.H, model, [3.0, 3.0]), model)
+        fit = _evaluate(image, _refine(image, best.H, model, [FINAL_RADIUS, FINAL_RADIUS]), model)
     return fit
 
 
