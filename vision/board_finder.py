@@ -7,8 +7,12 @@ API (used by the CLI, the live session and stack reading)::
     pose = find_board(image, "square", camera, white_side="left",
                       start=(geometry, {"a1": "w", ...}))   # orientation from the pieces
 
-    from vision.board_finder import check_pose
-    check_pose(image, pose).fits                         # cheap per-frame check (see vision.tracking)
+    from vision.tracking import BoardTracker, check_pose
+    check_pose(image, pose).support                      # cheap per-frame check
+    BoardTracker(pose).update(frame).status              # "steady" | "moved" (re-found) | "lost"
+
+    from vision.board_finder import locate_board
+    locate_board(image, "hex").fit.support               # the same, with the grid evidence
 
 ``image`` is a BGR ``uint8`` array (as ``cv2.imread`` gives), ``camera`` a
 :class:`calibration.camera.CameraModel` for this image size or ``None`` (then the focal
@@ -18,23 +22,28 @@ not possible, e.g. straight from above).  The returned pose maps the board frame
 
 How it works (nothing depends on the board's colours: only on its printed lines):
 
-1. **Outline.** Colour edges (Canny on each channel of a downscaled frame) are traced
-   into contours; the convex hull of each large one is fitted with a hexagon (hex side)
-   or a quadrilateral (square side).  The hull bridges the notches pieces cut into the
-   outline, and a cut corner is recovered by extending its neighbours.
+1. **Outline.** Colour edges (Canny on each channel of a downscaled frame, at three
+   sensitivities) are traced into contours; the convex hull of each large one gives
+   rough board homographies in three stages: a hexagon (hex side) or quadrilateral
+   (square side) fitted to it; four consecutive corners of a hexagon whose far side
+   pieces hide; and a square slab (a side cut by the picture's edge is extended) with
+   the border somewhere inside it, its size searched.  The hull bridges the notches
+   pieces cut into an outline.  Each stage's hypotheses are ranked by a quick probe.
 2. **Lock on the grid.** Each outline hypothesis gives a homography from the printed
    border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
-   image probed across each line at many places for the strongest colour edge or thin
-   line; the homography is refitted to these observations (every observation must lie
+   image probed across each line at many places for the nearest strong colour edge or
+   thin line; the homography is refitted to these observations (every observation must lie
    on its line: a linear equation in the inverse homography) with Tukey weights, which
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
-   0.4 of a line spacing to 3 px.
-3. **Verify.** The fit is accepted only if enough probes see a sharp edge within 1.5 px of
-   their line, all over the board, and better than the grid moved by one line in any
-   direction; otherwise :class:`BoardNotFound`.  A wrong grid is never returned silently.
+   0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
+3. **Verify.** The fit is accepted only if the board looks plausible (in front of the
+   camera, convex, seen from above), 80 % of it is in the picture, 45 % of the probes
+   see a sharp edge within 1.5 px of their line in at least three quarters of the board,
+   and it beats the grid moved by one line in any direction; otherwise
+   :class:`BoardNotFound`.  The pose must also explain the crossings to within 3 px.
 4. **Pose.** The image lines are fitted one by one and crossed at the keypoints (hex
-   points, cell corners); ``cv2.solvePnPRansac`` + ``solvePnPRefineLM`` on all of them
-   give the pose.
+   points, cell corners); ``cv2.solvePnP`` (IPPE) on all of them, again without the
+   crossings it cannot explain, then ``cv2.solvePnPRefineLM`` give the pose.
 5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
    chosen by ``white_side`` (``near``: the border edge nearest the camera) or, when a
    known position (e.g. the start position) is given and the piece colours are decisive,
@@ -57,7 +66,7 @@ from vision.board_model import BoardModel, board_model
 
 OUTLINE_WIDTH = 640
 """Frames are searched for outlines at this width (pixels)."""
-MIN_SUPPORT = 0.35
+MIN_SUPPORT = 0.45
 """Fraction of the probes inside the image that must see their line for a board to count."""
 FINAL_RADIUS = 3.0
 """Search window (px) of the last lock-on rounds."""
