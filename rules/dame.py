@@ -51,7 +51,7 @@ and how the standard perft counts (9, 81, 658, 4265, ...) are defined.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import DIAGONAL, square_cells
