@@ -20,6 +20,8 @@ from tacticblue.commands import CLIError
 COMMAND_MODULES: tuple[str, ...] = (
     "rules",
     "panel",
+    "scenes",
+    "calibrate",
 )
 
 

@@ -1,0 +1,132 @@
+"""The synthetic camera: ground truth agrees with the pixels, heights follow the camera model,
+seeds reproduce images, and the CLI writes what it promises."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel, look_at_pose
+from vision.synth import PhotoLook, develop, pose_from_truth, random_scene, render_linear, render_samples, scene_truth
+from vision.synth.render import Lighting, stack_discs
+
+CLEAN = PhotoLook(1.0, (1.0, 1.0, 1.0), 0.0, 0.0, 0.0, 0.0, 0.0, 95)
+SOFT_LIGHT = Lighting((300.0, -200.0, 1500.0), (1.0, 1.0, 1.0), 40.0, 0.5, (1.0, 1.0, 1.0), (0.3, 0.3, 0.3))
+
+
+def clean_scene(game: str, seed: int, points: dict[str, str], look: str = "print", size=(1280, 720)):
+    rng = np.random.default_rng(seed)
+    scene = random_scene(game, rng, points=points, size=size, board_look=look)
+    return replace(scene, lighting=SOFT_LIGHT)
+
+
+def render_clean(scene) -> np.ndarray:
+    return develop(render_linear(scene)[0], CLEAN, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_hex_points_are_drawn_at_their_ground_truth_pixels(seed):
+    """Each hex point is a printed dot: the centroid of the dark dot around the true pixel is that pixel."""
+    scene = clean_scene("accasta", seed, {})
+    gray = cv2.cvtColor(render_clean(scene), cv2.COLOR_BGR2GRAY).astype(float)
+    truth = scene_truth(scene)
+    pose = scene.pose
+    pos = scene.geometry.positions_mm(scene.spec)
+    errors = []
+    for name, (u, v) in truth["pixels"].items():
+        x, y = pos[name]
+        # The dot (radius 4 mm) and a little more, as pixels around the point.
+        ring = pose.project(np.array([[x + 5.5 * np.cos(a), y + 5.5 * np.sin(a), 0] for a in np.linspace(0, 2 * np.pi, 32)]))
+        inside = cv2.fillPoly(np.zeros(gray.shape, np.uint8), [np.round(ring * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+        ys, xs = np.nonzero(inside)
+        paper = np.percentile(gray[ys, xs], 95)
+        ink = np.clip((paper - gray[ys, xs]) / max(paper - gray[ys, xs].min(), 1), 0, 1)
+        cu, cv = (xs * ink).sum() / ink.sum(), (ys * ink).sum() / ink.sum()
+        errors.append(np.hypot(cu - u, cv - v))
+    assert max(errors) < 1.0, f"worst point {max(errors):.2f} px off"
+
+
+def test_square_cells_are_where_the_truth_says():
+    """Dame 100 points are the dark cells: every true pixel shows a dark cell, the next cell inwards is light."""
+    scene = clean_scene("dame100", 4, {})
+    img = render_clean(scene).astype(float)
+    pos = scene.geometry.positions_mm(scene.spec)
+    cell = scene.spec.cell_mm
+    for name, (u, v) in scene_truth(scene)["pixels"].items():
+        dark = img[int(round(v)), int(round(u))].mean()
+        x, y = pos[name]
+        lu, lv = scene.pose.project(np.array([[x - np.sign(x) * cell, y, 0]]))[0]
+        light = img[int(round(lv)), int(round(lu))].mean()
+        assert dark < light - 60, (name, dark, light)
+
+
+@pytest.mark.parametrize("height", [1, 3, 6])
+def test_stack_height_in_pixels_follows_the_camera_model(height):
+    """The stack's silhouette spans from the projected bottom rim to the projected top rim."""
+    cam = CameraModel(np.array([[900.0, 0, 639.5], [0, 900, 359.5], [0, 0, 1]]), np.array([-0.08, 0.02, 0, 0, 0]),
+                      (1280, 720))
+    pose = look_at_pose(cam, (0.0, -520.0, 360.0), "hex")
+    empty = replace(clean_scene("accasta", 5, {}), pose=pose)
+    full = replace(empty, points={**empty.points, "d4": "wb" * 3 if height == 6 else "w" * height})
+    diff = np.abs(render_clean(full).astype(int) - render_clean(empty).astype(int)).max(2)
+    r = full.spec.piece_diameter_mm / 2
+    discs = stack_discs(full)
+    top = max(discs, key=lambda d: d.z)
+    bottom = min(discs, key=lambda d: d.z)
+    angles = np.linspace(0, 2 * np.pi, 720)
+    top_rim = pose.project(np.column_stack([top.x + r * np.cos(angles), top.y + r * np.sin(angles),
+                                            np.full(angles.size, top.z + full.spec.piece_height_mm)]))
+    foot_rim = pose.project(np.column_stack([bottom.x + r * np.cos(angles), bottom.y + r * np.sin(angles),
+                                             np.zeros(angles.size)]))
+    u = int(round(pose.project(np.array([[top.x, top.y, 0]]))[0, 0]))
+    column = np.nonzero(diff[:, u - 1:u + 2].max(1) > 40)[0]
+    # The stack itself: the contiguous run of changed pixels around the stack (its shadow may extend it).
+    seen_top = column.min()
+    expected_top = top_rim[:, 1].min()
+    expected_bottom = foot_rim[:, 1].max()
+    assert abs(seen_top - expected_top) < 1.5
+    centre_column = diff[:, u]
+    below = np.nonzero(centre_column[int(expected_bottom) - 6:int(expected_bottom) + 6] > 40)[0]
+    assert below.size, "the foot of the stack is not where the camera model puts it"
+    measured = (expected_bottom - seen_top)
+    model = (foot_rim[:, 1].max() - top_rim[:, 1].min())
+    assert abs(measured - model) < 1.5
+
+
+def test_same_seed_same_image_other_seed_other_image():
+    a = next(render_samples("abande", 1, 11, size=(480, 270)))
+    b = next(render_samples("abande", 1, 11, size=(480, 270)))
+    c = next(render_samples("abande", 1, 12, size=(480, 270)))
+    assert a.jpeg == b.jpeg and a.truth == b.truth
+    assert a.jpeg != c.jpeg
+
+
+def test_cli_render_writes_images_and_ground_truth(cli, tmp_path):
+    out = tmp_path / "set"
+    r = cli("scenes", "render", "--game", "dame100", "--count", "2", "--seed", "5", "--size", "640x360",
+            "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(lines) == 2
+    for line in lines:
+        img = cv2.imread(line["image"])
+        assert img.shape == (360, 640, 3)
+        truth = json.loads(open(line["truth"]).read())
+        assert truth["game"] == "dame100" and len(truth["points"]) == 50
+        assert set(truth["camera"]) >= {"K", "dist", "rvec", "tvec"}
+        pose = pose_from_truth(truth)
+        again = pose.project(np.array([[*p, 0] for p in (pose.spec.cell_mm * np.array([-4.5, -4.5]),)]))[0]
+        assert np.allclose(again, truth["pixels"]["a1"], atol=1e-3)
+        assert all(0 <= u < 640 and 0 <= v < 360 for u, v in truth["pixels"].values())
+
+
+def test_cli_render_rejects_bad_input(cli, tmp_path):
+    r = cli("scenes", "render", "--game", "chess", "--out", str(tmp_path))
+    assert r.returncode == 2 and "unknown game" in r.stderr
+    r = cli("scenes", "render", "--game", "alva", "--count", "0", "--out", str(tmp_path))
+    assert r.returncode == 2 and "--count" in r.stderr
+    assert not list(tmp_path.iterdir())

@@ -1,0 +1,1 @@
+"""Vision: find the board in camera images and read its stacks (and the synthetic camera in ``vision.synth``)."""

@@ -1,0 +1,239 @@
+"""Exact ray casting for the renderer: one ray per pixel through OpenCV's camera model.
+
+Every pixel's ray is found by inverting the lens distortion (the inverse of
+``cv2.projectPoints``), so whatever is drawn where a ray meets a surface lands exactly
+where ``cv2.projectPoints`` puts that surface point: the ground truth and the image
+agree to a small fraction of a pixel.
+
+Rays are in the board frame (mm, see :mod:`rules.geometry`): ``origin + t * d`` with
+``d`` scaled so that its camera-frame z component is 1 (``t`` is the depth in mm),
+which makes ``t`` directly comparable between surfaces for the depth buffer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from calibration.camera import BoardPose, CameraModel
+
+_GRID_STEP = 4
+"""Rays are inverted exactly every _GRID_STEP pixels and interpolated (bicubic) between."""
+
+
+def _distort(x: np.ndarray, y: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """OpenCV's forward distortion of normalized coordinates (k1 k2 p1 p2 k3 k4 k5 k6)."""
+    k = np.zeros(8)
+    k[:min(8, dist.size)] = dist[:8]
+    k1, k2, p1, p2, k3, k4, k5, k6 = k
+    r2 = x * x + y * y
+    radial = (1 + r2 * (k1 + r2 * (k2 + r2 * k3))) / (1 + r2 * (k4 + r2 * (k5 + r2 * k6)))
+    xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
+    yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
+    return xd, yd
+
+
+def undistort_normalized(u: np.ndarray, v: np.ndarray, camera: CameraModel,
+                         iterations: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """Normalized undistorted coordinates (x/z, y/z) of pixels (u, v): Newton's method on the forward model."""
+    if camera.dist.size > 8 and np.any(camera.dist[8:]):
+        raise ValueError("the renderer supports up to 8 distortion coefficients")
+    K = camera.K
+    yd = (v - K[1, 2]) / K[1, 1]
+    xd = (u - K[0, 2] - K[0, 1] * yd) / K[0, 0]
+    x, y = xd.copy(), yd.copy()
+    eps = 1e-6
+    for _ in range(iterations):
+        fx, fy = _distort(x, y, camera.dist)
+        ex, ey = fx - xd, fy - yd
+        # Numerical Jacobian of the forward distortion.
+        ax, ay = _distort(x + eps, y, camera.dist)
+        bx, by = _distort(x, y + eps, camera.dist)
+        j11, j21 = (ax - fx) / eps, (ay - fy) / eps
+        j12, j22 = (bx - fx) / eps, (by - fy) / eps
+        det = j11 * j22 - j12 * j21
+        x = x - (j22 * ex - j12 * ey) / det
+        y = y - (-j21 * ex + j11 * ey) / det
+        if max(np.abs(ex).max(initial=0), np.abs(ey).max(initial=0)) < 1e-12:
+            break
+    return x, y
+
+
+@lru_cache(maxsize=8)
+def _normalized_grid(K: bytes, dist: bytes, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    camera = CameraModel(np.frombuffer(K).reshape(3, 3), np.frombuffer(dist), size)
+    w, h = size
+    gu = np.arange(0, w + _GRID_STEP, _GRID_STEP, dtype=np.float64)
+    gv = np.arange(0, h + _GRID_STEP, _GRID_STEP, dtype=np.float64)
+    U, V = np.meshgrid(gu, gv)
+    x, y = undistort_normalized(U, V, camera)
+    px, _ = cv2.projectPoints(np.stack([x.ravel(), y.ravel(), np.ones(x.size)], 1), np.zeros(3), np.zeros(3),
+                              camera.K, camera.dist)
+    err = np.abs(px.reshape(-1, 2) - np.stack([U.ravel(), V.ravel()], 1)).max()
+    if not err < 1e-3:
+        raise ValueError(f"lens distortion cannot be inverted over the image (error {err:.3g} px): "
+                         "the model folds over inside the frame")
+    mu, mv = np.meshgrid(np.arange(w, dtype=np.float32) / _GRID_STEP, np.arange(h, dtype=np.float32) / _GRID_STEP)
+    xs = cv2.remap(x.astype(np.float32), mu, mv, cv2.INTER_CUBIC)
+    ys = cv2.remap(y.astype(np.float32), mu, mv, cv2.INTER_CUBIC)
+    xs.setflags(write=False)
+    ys.setflags(write=False)
+    return xs, ys
+
+
+def normalized_rays(camera: CameraModel) -> tuple[np.ndarray, np.ndarray]:
+    """Per pixel (H x W float32): the undistorted normalized coordinates (x/z, y/z) it sees."""
+    return _normalized_grid(camera.K.tobytes(), camera.dist.tobytes(), camera.image_size)
+
+
+@dataclass(frozen=True)
+class Rays:
+    """Every pixel's ray in the board frame: ``origin + t * d``, ``t`` = camera depth in mm."""
+
+    origin: np.ndarray
+    """(3,) camera centre, mm."""
+    d: np.ndarray
+    """(3, H, W) float32 directions (camera-frame z component 1)."""
+
+    @classmethod
+    def of(cls, pose: BoardPose) -> "Rays":
+        xn, yn = normalized_rays(pose.camera)
+        R, _ = cv2.Rodrigues(pose.rvec)
+        Rt = R.T.astype(np.float32)
+        d = np.empty((3, *xn.shape), np.float32)
+        for i in range(3):
+            d[i] = Rt[i, 0] * xn + Rt[i, 1] * yn + Rt[i, 2]
+        return cls(pose.camera_position_mm(), d)
+
+    def window(self, box: tuple[int, int, int, int]) -> np.ndarray:
+        """Directions (3, h, w) inside a pixel box (x0, y0, x1, y1), exclusive ends."""
+        x0, y0, x1, y1 = box
+        return self.d[:, y0:y1, x0:x1]
+
+
+def pixel_box(pose: BoardPose, corners_mm: np.ndarray, margin: int = 3) -> tuple[int, int, int, int] | None:
+    """Pixel box (x0, y0, x1, y1) around projected 3-D points, clipped to the image; None if off-image
+    or if any point is behind the camera."""
+    R, _ = cv2.Rodrigues(pose.rvec)
+    depth = (np.asarray(corners_mm) @ R.T + pose.tvec)[:, 2]
+    if np.any(depth <= 1.0):
+        return None
+    px = pose.project(corners_mm)
+    w, h = pose.camera.image_size
+    x0, y0 = np.floor(px.min(0)).astype(int) - margin
+    x1, y1 = np.ceil(px.max(0)).astype(int) + margin + 1
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x0 >= x1 or y0 >= y1:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def hit_vertical_cylinder(origin: np.ndarray, d: np.ndarray, centre: tuple[float, float], radius: float,
+                          z0: float, z1: float) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest hit of rays with a closed upright cylinder (side and top cap) seen from above.
+
+    Returns (t, on_cap): depth per ray (inf where missed) and whether the hit is on the cap."""
+    ox, oy = origin[0] - centre[0], origin[1] - centre[1]
+    dx, dy, dz = d
+    a = dx * dx + dy * dy
+    b = 2 * (ox * dx + oy * dy)
+    c = ox * ox + oy * oy - radius * radius
+    disc = b * b - 4 * a * c
+    ok = disc >= 0
+    t_side = np.where(ok, (-b - np.sqrt(np.maximum(disc, 0))) / (2 * np.maximum(a, 1e-12)), np.inf)
+    z_side = origin[2] + t_side * dz
+    t_side = np.where(ok & (z_side >= z0) & (z_side <= z1), t_side, np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_cap = (z1 - origin[2]) / dz
+    cx, cy = ox + t_cap * dx, oy + t_cap * dy
+    t_cap = np.where((t_cap > 0) & (cx * cx + cy * cy <= radius * radius), t_cap, np.inf)
+    on_cap = t_cap < t_side
+    return np.minimum(t_side, t_cap).astype(np.float32), on_cap
+
+
+def hit_capsule(origin: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, radius: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest hit of rays with a capsule (segment a-b swept by a sphere of ``radius``).
+
+    Returns (t, normal): depth per ray (inf where missed) and the unit surface normal (3, ...)."""
+    ba = (b - a).astype(np.float64)
+    oa = (origin - a).astype(np.float64)
+    baba = float(ba @ ba)
+    bard = ba[0] * d[0] + ba[1] * d[1] + ba[2] * d[2]
+    baoa = float(ba @ oa)
+    rdoa = oa[0] * d[0] + oa[1] * d[1] + oa[2] * d[2]
+    oaoa = float(oa @ oa)
+    rdrd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    qa = baba * rdrd - bard * bard
+    qb = baba * rdoa - baoa * bard
+    qc = baba * oaoa - baoa * baoa - radius * radius * baba
+    h = qb * qb - qa * qc
+    t = np.full(d.shape[1:], np.inf, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tb = (-qb - np.sqrt(np.maximum(h, 0))) / qa
+        y = baoa + tb * bard
+        body = (h >= 0) & (y > 0) & (y < baba) & (tb > 0)
+        t = np.where(body, tb, t)
+        # Caps: spheres at a and b.
+        for end, oc in ((a, oa), (b, origin - b)):
+            oc = np.asarray(oc, np.float64)
+            bq = oc[0] * d[0] + oc[1] * d[1] + oc[2] * d[2]
+            cq = float(oc @ oc) - radius * radius
+            hq = bq * bq - rdrd * cq
+            ts = (-bq - np.sqrt(np.maximum(hq, 0))) / rdrd
+            use = (hq >= 0) & (ts > 0) & ~body & (ts < t)
+            t = np.where(use, ts, t)
+    p = origin.reshape(3, *([1] * (d.ndim - 1))) + np.where(np.isfinite(t), t, 0) * d
+    s = np.clip(((p - a.reshape(3, *([1] * (d.ndim - 1)))) * ba.reshape(3, *([1] * (d.ndim - 1)))).sum(0) / baba, 0, 1)
+    axis = a.reshape(3, *([1] * (d.ndim - 1))) + s * ba.reshape(3, *([1] * (d.ndim - 1)))
+    n = (p - axis) / radius
+    return t.astype(np.float32), n.astype(np.float32)
+
+
+def sample_texture(pyramid: list[np.ndarray], ppm: float, half_mm: float, x: np.ndarray, y: np.ndarray,
+                   footprint_mm: np.ndarray) -> np.ndarray:
+    """Colours (N x 3) of a flat texture at board points (x, y) in mm, filtered for the pixel footprint.
+
+    ``pyramid`` is a texture and its successive ``cv2.pyrDown`` halvings (see the
+    :mod:`vision.synth.looks` texture convention); each pixel blends the two levels
+    that bracket its footprint, like trilinear mip-mapping, so far surfaces do not
+    shimmer."""
+    level = np.clip(np.log2(np.maximum(footprint_mm * ppm, 1e-6)), 0, len(pyramid) - 1).astype(np.float32)
+    out = np.zeros((x.size, 3), np.float32)
+    lo = np.floor(level).astype(np.int32)
+    frac = level - lo
+    for i, tex in enumerate(pyramid):
+        w = np.where(lo == i, 1 - frac, 0) + np.where(lo == i - 1, frac, 0)
+        sel = np.nonzero(w > 0)[0]
+        if sel.size == 0:
+            continue
+        # pyrDown keeps level-0 pixel 2^i * j at level-i pixel j.
+        mu = ((x[sel] + half_mm) * ppm - 0.5) / 2 ** i
+        mv = ((half_mm - y[sel]) * ppm - 0.5) / 2 ** i
+        out[sel] += w[sel, None] * remap_points(tex, mu, mv)
+    return out
+
+
+def remap_points(image: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Bilinear samples (N x channels) of an image at N pixel positions (cv2.remap in rows of 4096)."""
+    n = u.size
+    cols = 4096
+    rows = max(1, -(-n // cols))
+    mu = np.zeros(rows * cols, np.float32)
+    mv = np.zeros(rows * cols, np.float32)
+    mu[:n], mv[:n] = u, v
+    out = cv2.remap(image, mu.reshape(rows, cols), mv.reshape(rows, cols), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REFLECT)
+    return out.reshape(rows * cols, -1)[:n]
+
+
+def pyramid(texture: np.ndarray, levels: int) -> list[np.ndarray]:
+    out = [texture]
+    for _ in range(levels - 1):
+        if min(out[-1].shape[:2]) < 8:
+            break
+        out.append(cv2.pyrDown(out[-1]))
+    return out

@@ -1,0 +1,494 @@
+"""Render a photo-like image of the board, its stacks and (in videos) a hand, with exact ground truth.
+
+The scene is real 3-D geometry in the board frame (mm, :mod:`rules.geometry`):
+
+* the board slab (top face at z = 0, both printed sides share one square slab),
+  standing on a table at z = -``BOARD_THICKNESS_MM``;
+* discs as upright cylinders (Ø and height from :class:`rules.geometry.BoardSpec`)
+  with rounded edges, so stacked discs show grooves between them;
+* optionally a hand and arm made of capsules, and discs the hand carries.
+
+Every pixel's ray goes through OpenCV's camera model (:mod:`vision.synth.raycast`);
+the nearest surface wins (a depth buffer: near stacks hide what is behind them, as
+a camera sees them).  Surfaces are lit by one lamp (a point light with soft shadows,
+Lambert and Blinn-Phong highlights) plus ambient light, in linear light; the photo
+effects of :mod:`vision.synth.photo` come after.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from calibration.camera import BoardPose
+from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
+from vision.synth.looks import BOARD_LOOKS, TABLE_LOOKS, board_half_mm, board_texture, table_texture
+from vision.synth.raycast import Rays, hit_capsule, hit_vertical_cylinder, pixel_box, pyramid, sample_texture
+
+BOARD_THICKNESS_MM = 9.0
+TABLE_HALF_MM = 1100.0
+"""The table is a square this far from the board centre each way; beyond it is the room."""
+BOARD_PPM = 4.0
+TABLE_PPM = 1.0
+GAMMA = 2.2
+
+
+@dataclass(frozen=True)
+class Disc:
+    """One disc: bottom-face centre (x, y, z) in mm and colour ``"w"``/``"b"``."""
+
+    x: float
+    y: float
+    z: float
+    colour: str
+
+
+@dataclass(frozen=True)
+class Capsule:
+    """A segment ``a``-``b`` (mm) swept by a sphere: the building block of hands and arms."""
+
+    a: tuple[float, float, float]
+    b: tuple[float, float, float]
+    radius: float
+
+
+@dataclass(frozen=True)
+class PieceLook:
+    white: tuple[float, float, float]
+    black: tuple[float, float, float]
+    gloss: float
+    shininess: float
+
+
+PIECE_LOOKS: dict[str, PieceLook] = {
+    "plastic": PieceLook((0.86, 0.88, 0.89), (0.05, 0.05, 0.055), 0.55, 60.0),
+    "ivory": PieceLook((0.78, 0.86, 0.9), (0.07, 0.06, 0.06), 0.35, 40.0),
+    "matte": PieceLook((0.83, 0.84, 0.84), (0.08, 0.08, 0.085), 0.15, 20.0),
+}
+
+
+@dataclass(frozen=True)
+class Lighting:
+    lamp_mm: tuple[float, float, float]
+    """Position of the main light (point light), board frame."""
+    lamp_colour: tuple[float, float, float]
+    """BGR, linear, about 1."""
+    lamp_size_mm: float
+    """Radius of the lamp (how soft its shadows are)."""
+    ambient: float
+    ambient_colour: tuple[float, float, float]
+    room: tuple[float, float, float]
+    """Colour of what is seen beyond the table (display BGR)."""
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything that decides an image (the photo effects aside)."""
+
+    game: str
+    geometry: Geometry
+    points: dict[str, str]
+    pose: BoardPose
+    board_look: str
+    table_look: str
+    piece_look: str
+    lighting: Lighting
+    seed: int
+    """Fixes the small placement errors of the discs (stable across video frames)."""
+    extra_discs: tuple[Disc, ...] = ()
+    """Discs off their points, e.g. held by the hand."""
+    hand: tuple[Capsule, ...] = ()
+    skin: tuple[float, float, float] = (0.42, 0.55, 0.78)
+    blobs: tuple[tuple[float, float, float, float], ...] = ()
+    """Soft shadows of things out of view (x, y, radius mm, darkness 0..1) on the board plane."""
+
+    @property
+    def kind(self) -> BoardKind:
+        return self.geometry.kind
+
+    @property
+    def spec(self) -> BoardSpec:
+        return self.pose.spec
+
+
+def _jitter(seed: int, *key: object) -> tuple[float, float]:
+    """Deterministic small offset in -1..1 for a key (placement errors stay put across frames)."""
+    h = zlib.crc32(repr((seed, *key)).encode())
+    return ((h & 0xFFFF) / 32767.5 - 1.0, ((h >> 16) & 0xFFFF) / 32767.5 - 1.0)
+
+
+def stack_discs(scene: Scene) -> list[Disc]:
+    """The discs of every stack, each slightly off-centre as hands place them."""
+    spec = scene.spec
+    pos = scene.geometry.positions_mm(spec)
+    out = []
+    for name, stack in scene.points.items():
+        if not stack:
+            continue
+        x, y = pos[name]
+        jx, jy = _jitter(scene.seed, name)
+        x, y = x + 1.6 * jx, y + 1.6 * jy
+        for k, c in enumerate(stack):
+            if c not in "wb":
+                raise ValueError(f"stack {stack!r} at {name} must be made of 'w' and 'b'")
+            dx, dy = _jitter(scene.seed, name, k)
+            out.append(Disc(x + 0.7 * dx, y + 0.7 * dy, k * spec.piece_height_mm, c))
+    return out
+
+
+def _to_linear(img: np.ndarray) -> np.ndarray:
+    return np.power(np.maximum(img, 0), GAMMA).astype(np.float32)
+
+
+@lru_cache(maxsize=12)
+def _board_pyramid(kind: BoardKind, look: str, spec: BoardSpec) -> list[np.ndarray]:
+    return pyramid(_to_linear(board_texture(kind, look, BOARD_PPM, spec)), 7)
+
+
+@lru_cache(maxsize=6)
+def _table_pyramid(look: str) -> list[np.ndarray]:
+    return pyramid(_to_linear(table_texture(look, TABLE_HALF_MM, TABLE_PPM)), 7)
+
+
+@dataclass
+class _Frame:
+    """The buffers of one rendering: depth, linear colour and the surface point per pixel."""
+
+    depth: np.ndarray
+    colour: np.ndarray
+
+
+def _lamp(light: Lighting, p: np.ndarray, n: np.ndarray, view: np.ndarray, shininess: float
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Diffuse and specular factors of the lamp at points p (3, N) with normals n and view directions."""
+    lv = np.asarray(light.lamp_mm, np.float32).reshape(3, 1) - p
+    dist2 = (lv * lv).sum(0)
+    lv = lv / np.sqrt(dist2)
+    ref2 = float(np.dot(light.lamp_mm, light.lamp_mm))
+    falloff = ref2 / dist2
+    diffuse = np.maximum((n * lv).sum(0), 0) * falloff
+    h = lv + view
+    h /= np.linalg.norm(h, axis=0) + 1e-9
+    spec = np.power(np.maximum((n * h).sum(0), 0), shininess) * falloff * (diffuse > 0)
+    return diffuse.astype(np.float32), spec.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class _Occluder:
+    """Something that casts a shadow: a tapered segment a-b with radii (mm)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    ra: float
+    rb: float
+
+
+def _occluders(scene: Scene, discs: list[Disc]) -> list[_Occluder]:
+    r = scene.spec.piece_diameter_mm / 2
+    h = scene.spec.piece_height_mm
+    out = []
+    for d in discs:
+        out.append(_Occluder(np.array([d.x, d.y, d.z + 0.3]), np.array([d.x, d.y, d.z + h]), r, r))
+    for c in scene.hand:
+        out.append(_Occluder(np.array(c.a, float), np.array(c.b, float), c.radius, c.radius))
+    return out
+
+
+def _shadow_amount(light: Lighting, o: _Occluder, px: np.ndarray, py: np.ndarray, pz: np.ndarray) -> np.ndarray:
+    """How much of the lamp ``o`` hides from receiving points (0 none .. 1 all), soft-edged.
+
+    Only the part of the occluder above a receiver counts.  Its shadow on the
+    horizontal plane through the receiver is the projection of that part from the
+    lamp, a tapered capsule (exact for an upright cylinder); the penumbra widens with
+    the distance between occluder and receiver, as under a lamp of finite size."""
+    L = light.lamp_mm
+    ends = []
+    for e, re, q, rq in ((o.a, o.ra, o.b, o.rb), (o.b, o.rb, o.a, o.ra)):
+        span = q[2] - e[2]
+        u = np.clip((pz - e[2]) / span, 0, 1) if span > 1e-9 else np.zeros_like(pz)
+        ex, ey, ez = e[0] + u * (q[0] - e[0]), e[1] + u * (q[1] - e[1]), np.maximum(e[2] + u * span, pz)
+        rr = re + u * (rq - re)
+        k = (L[2] - pz) / np.maximum(L[2] - ez, 1e-3)
+        ends.append((L[0] + (ex - L[0]) * k, L[1] + (ey - L[1]) * k, rr * k, (ez - pz) / np.maximum(L[2] - ez, 1e-3)))
+    (ax, ay, ra, ha), (bx, by, rb, hb) = ends
+    vx, vy = bx - ax, by - ay
+    s = np.clip(((px - ax) * vx + (py - ay) * vy) / (vx * vx + vy * vy + 1e-9), 0, 1)
+    dist = np.hypot(px - (ax + s * vx), py - (ay + s * vy))
+    pen = 0.3 + light.lamp_size_mm * (ha + s * (hb - ha))
+    return _smoothstep(0.5 + (ra + s * (rb - ra) - dist) / (2 * pen))
+
+
+def _shadow_reach(light: Lighting, o: _Occluder, z: float) -> tuple[float, float, float, float]:
+    """Bounding box (x0, y0, x1, y1) mm of an occluder's shadow on the plane at height z."""
+    L = light.lamp_mm
+    xs, ys = [], []
+    for e, re in ((o.a, o.ra), (o.b, o.rb)):
+        ez = max(e[2], z)
+        k = (L[2] - z) / max(L[2] - ez, 1e-3)
+        grow = re * k + 0.3 + light.lamp_size_mm * (ez - z) / max(L[2] - ez, 1e-3)
+        cx, cy = L[0] + (e[0] - L[0]) * k, L[1] + (e[1] - L[1]) * k
+        xs += [cx - grow, cx + grow]
+        ys += [cy - grow, cy + grow]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _shadow_points(light: Lighting, p: np.ndarray, occluders: list[_Occluder]) -> np.ndarray:
+    """Lamp light reaching points p (3, N): 1 lit .. 0 in full shadow."""
+    lit = np.ones(p.shape[1], np.float32)
+    zmin = float(p[2].min(initial=0))
+    for o in occluders:
+        x0, y0, x1, y1 = _shadow_reach(light, o, zmin)
+        near = (p[2] < max(o.a[2], o.b[2])) & (p[0] >= x0) & (p[0] <= x1) & (p[1] >= y0) & (p[1] <= y1)
+        if near.any():
+            idx = np.nonzero(near)[0]
+            lit[idx] *= 1 - _shadow_amount(light, o, p[0, idx], p[1, idx], p[2, idx])
+    return lit
+
+
+def _shadow_board(scene: Scene, x: np.ndarray, y: np.ndarray, occluders: list[_Occluder]) -> np.ndarray:
+    """Lamp light (times ambient occlusion at the foot of stacks) on the board plane, per pixel.
+
+    ``x``, ``y`` (H x W) are the board-plane points the pixels see; each occluder is
+    handled only inside the pixel box of its shadow, so this stays fast."""
+    light = scene.lighting
+    lit = np.ones(x.shape, np.float32)
+    r = scene.spec.piece_diameter_mm / 2
+    for o in occluders:
+        x0, y0, x1, y1 = _shadow_reach(light, o, 0.0)
+        corners = np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]])
+        box = pixel_box(scene.pose, corners)
+        if box is None:
+            continue
+        bx0, by0, bx1, by1 = box
+        wx, wy = x[by0:by1, bx0:bx1], y[by0:by1, bx0:bx1]
+        amount = _shadow_amount(light, o, wx, wy, np.zeros_like(wx))
+        if o.a[2] < 1.0 and o.ra == o.rb:
+            # A disc standing on the board: the ambient occlusion at its foot.
+            dist = np.hypot(wx - o.a[0], wy - o.a[1]) - r
+            amount = 1 - (1 - amount) * (1 - 0.5 * np.exp(-np.maximum(dist, 0) / 2.5))
+        lit[by0:by1, bx0:bx1] *= 1 - amount
+    return lit
+
+
+def _smoothstep(x: np.ndarray) -> np.ndarray:
+    x = np.clip(x, 0, 1)
+    return x * x * (3 - 2 * x)
+
+
+def _surfaces(scene: Scene, rays: Rays, occluders: list[_Occluder]) -> _Frame:
+    """Board top, board edge, table and room: every pixel's colour and depth before pieces."""
+    spec, light = scene.spec, scene.lighting
+    half = board_half_mm(spec)
+    o, d = rays.origin, rays.d
+    H, W = d.shape[1:]
+    f = float(scene.pose.camera.K[0, 0])
+    dz = d[2]
+    down = dz < -1e-6
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_top = np.where(down, -o[2] / dz, np.inf).astype(np.float32)
+        t_tab = np.where(down, (-BOARD_THICKNESS_MM - o[2]) / dz, np.inf).astype(np.float32)
+    xt, yt = o[0] + t_top * d[0], o[1] + t_top * d[1]
+    xb, yb = o[0] + t_tab * d[0], o[1] + t_tab * d[1]
+    on_top = down & (np.abs(xt) <= half) & (np.abs(yt) <= half)
+    under = down & (np.abs(xb) <= half) & (np.abs(yb) <= half) & ~on_top
+    on_table = down & ~on_top & ~under & (np.abs(xb) <= TABLE_HALF_MM) & (np.abs(yb) <= TABLE_HALF_MM)
+
+    colour = np.empty((H, W, 3), np.float32)
+    colour[:] = _to_linear(np.array(light.room, np.float32))
+    # The room: darker towards the top of the image.
+    colour *= np.linspace(0.6, 1.0, H, dtype=np.float32)[:, None, None]
+    depth = np.full((H, W), np.inf, np.float32)
+    dnorm = np.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2)
+
+    look = BOARD_LOOKS[scene.board_look]
+    board_lit = _shadow_board(scene, xt, yt, occluders)
+    for mask, t, x, y, z, pyr, ppm, tex_half, gloss, shin in (
+        (on_top, t_top, xt, yt, 0.0, _board_pyramid(scene.kind, scene.board_look, spec), BOARD_PPM, half,
+         look.gloss, 25.0),
+        (on_table, t_tab, xb, yb, -BOARD_THICKNESS_MM, _table_pyramid(scene.table_look), TABLE_PPM, TABLE_HALF_MM,
+         0.08, 12.0),
+    ):
+        idx = np.nonzero(mask.ravel())
+        if idx[0].size == 0:
+            continue
+        tt = t.ravel()[idx]
+        xs, ys = x.ravel()[idx], y.ravel()[idx]
+        nd = dnorm.ravel()[idx]
+        cosi = np.abs(dz.ravel()[idx]) / nd
+        footprint = tt * nd / f / np.sqrt(cosi)
+        albedo = sample_texture(pyr, ppm, tex_half, xs, ys, footprint)
+        p = np.stack([xs, ys, np.full_like(xs, z)])
+        n = np.zeros_like(p)
+        n[2] = 1
+        view = -np.stack([d[i].ravel()[idx] for i in range(3)]) / nd
+        diffuse, specular = _lamp(light, p, n, view, shin)
+        lit = board_lit.ravel()[idx] if z == 0.0 else np.ones_like(diffuse)
+        shade = (light.ambient * (0.3 + 0.7 * lit))[..., None] * np.asarray(light.ambient_colour, np.float32) + \
+            (diffuse * lit * (1 - light.ambient))[:, None] * np.asarray(light.lamp_colour, np.float32)
+        rgb = albedo * shade + (gloss * specular * lit)[:, None] * np.asarray(light.lamp_colour, np.float32)
+        colour.reshape(-1, 3)[idx] = rgb
+        depth.ravel()[idx] = tt
+
+    # The cut edge of the slab: find the face each ray crosses.
+    idx = np.nonzero(under.ravel())
+    if idx[0].size:
+        dd = np.stack([d[i].ravel()[idx] for i in range(3)])
+        best_t = np.full(idx[0].size, np.inf, np.float32)
+        normal = np.zeros((3, idx[0].size), np.float32)
+        for axis, sign in ((0, 1), (0, -1), (1, 1), (1, -1)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                tf = (sign * half - o[axis]) / dd[axis]
+            z = o[2] + tf * dd[2]
+            other = o[1 - axis] + tf * dd[1 - axis]
+            ok = (tf > 0) & (z <= 0) & (z >= -BOARD_THICKNESS_MM) & (np.abs(other) <= half + 1e-3) & (tf < best_t)
+            best_t = np.where(ok, tf, best_t)
+            normal[:, ok] = 0
+            normal[axis, ok] = sign
+        best_t = np.where(np.isfinite(best_t), best_t, t_tab.ravel()[idx])
+        p = o.reshape(3, 1) + best_t * dd
+        view = -dd / np.linalg.norm(dd, axis=0)
+        diffuse, specular = _lamp(light, p.astype(np.float32), normal, view, 10.0)
+        edge = _to_linear(np.array(look.edge, np.float32))
+        shade = light.ambient * 0.7 + diffuse * (1 - light.ambient)
+        colour.reshape(-1, 3)[idx] = edge * shade[:, None]
+        depth.ravel()[idx] = best_t
+    return _Frame(depth, colour)
+
+
+def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occluders: list[_Occluder]) -> None:
+    """Ray-cast every disc into the frame (depth-tested), shaded with rounded edges and grooves."""
+    spec, light = scene.spec, scene.lighting
+    look = PIECE_LOOKS[scene.piece_look]
+    r, h = spec.piece_diameter_mm / 2, spec.piece_height_mm
+    bevel = 1.3
+    o = rays.origin
+    for disc in discs:
+        corners = np.array([[disc.x + sx * r, disc.y + sy * r, disc.z + sz * h]
+                            for sx in (-1, 1) for sy in (-1, 1) for sz in (0, 1)])
+        box = pixel_box(scene.pose, corners)
+        if box is None:
+            continue
+        x0, y0, x1, y1 = box
+        d = rays.window(box)
+        t, on_cap = hit_vertical_cylinder(o, d, (disc.x, disc.y), r, disc.z, disc.z + h)
+        zbuf = frame.depth[y0:y1, x0:x1]
+        win = np.isfinite(t) & (t < zbuf)
+        if not win.any():
+            continue
+        idx = np.nonzero(win)
+        tt = t[idx]
+        dd = d[:, idx[0], idx[1]]
+        p = o.reshape(3, 1).astype(np.float32) + tt * dd
+        rx, ry = p[0] - disc.x, p[1] - disc.y
+        rad = np.sqrt(rx * rx + ry * ry) + 1e-6
+        ux, uy = rx / rad, ry / rad
+        cap = on_cap[idx]
+        zl = p[2] - disc.z
+        # Side: the normal tilts down near the bottom edge and up near the top edge (rounded rims).
+        lo = _smoothstep(1 - zl / bevel)
+        hi = _smoothstep(1 - (h - zl) / bevel)
+        tilt = np.where(cap, 0.0, (hi - lo) * 1.2)
+        # Cap: the rim rounds over; an embossed ring sits at 2/3 of the radius.
+        rim = _smoothstep(1 - (r - rad) / bevel)
+        ring = np.exp(-((rad - 0.66 * r) / 0.6) ** 2) * np.sign(rad - 0.66 * r) * 0.25
+        cap_tilt = rim * 1.2 + ring
+        nz = np.where(cap, np.cos(cap_tilt), np.sin(tilt))
+        nr = np.where(cap, np.sin(cap_tilt), np.cos(tilt))
+        n = np.stack([ux * nr, uy * nr, nz]).astype(np.float32)
+        view = -dd / np.linalg.norm(dd, axis=0)
+        diffuse, specular = _lamp(light, p, n, view, look.shininess)
+        lit = _shadow_points(light, p, [oc for oc in occluders if not _same_stack(oc, disc)])
+        # The gap between two stacked discs (and the foot of a stack) gets little ambient light.
+        covered = any(abs(e.x - disc.x) < 3 and abs(e.y - disc.y) < 3 and abs(e.z - disc.z - h) < 0.5 for e in discs)
+        groove = np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep(zl / 1.2))
+        if covered:
+            groove = groove * np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep((h - zl) / 1.2))
+        albedo = _to_linear(np.array(look.white if disc.colour == "w" else look.black, np.float32))
+        shade = (light.ambient * groove)[:, None] * np.asarray(light.ambient_colour, np.float32) + \
+            (diffuse * lit * (1 - light.ambient))[:, None] * np.asarray(light.lamp_colour, np.float32)
+        rgb = albedo * shade + (look.gloss * specular * lit * groove)[:, None] * np.asarray(light.lamp_colour, np.float32)
+        sub = frame.colour[y0:y1, x0:x1]
+        sub[idx] = rgb
+        zbuf[idx] = tt
+
+
+def _same_stack(o: _Occluder, disc: Disc) -> bool:
+    """Whether an occluder is a disc of the same stack (which cannot shade this disc's visible parts)."""
+    return o.ra == o.rb and o.a[0] == o.b[0] and abs(o.a[0] - disc.x) < 3 and abs(o.a[1] - disc.y) < 3
+
+
+def _draw_hand(scene: Scene, rays: Rays, frame: _Frame, occluders: list[_Occluder]) -> np.ndarray:
+    """Ray-cast the hand's capsules; returns the mask of pixels where the hand is seen."""
+    light = scene.lighting
+    o = rays.origin
+    H, W = frame.depth.shape
+    mask = np.zeros((H, W), bool)
+    skin = _to_linear(np.array(scene.skin, np.float32))
+    for c in scene.hand:
+        a, b = np.array(c.a, float), np.array(c.b, float)
+        corners = np.array([[(a if i else b)[0] + sx * c.radius, (a if i else b)[1] + sy * c.radius,
+                             (a if i else b)[2] + sz * c.radius]
+                            for i in (0, 1) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+        box = pixel_box(scene.pose, corners, margin=4)
+        if box is None:
+            continue
+        x0, y0, x1, y1 = box
+        d = rays.window(box)
+        t, n = hit_capsule(o, d, a, b, c.radius)
+        zbuf = frame.depth[y0:y1, x0:x1]
+        win = np.isfinite(t) & (t < zbuf)
+        if not win.any():
+            continue
+        idx = np.nonzero(win)
+        tt = t[idx]
+        dd = d[:, idx[0], idx[1]]
+        p = o.reshape(3, 1).astype(np.float32) + tt * dd
+        nn = n[:, idx[0], idx[1]]
+        view = -dd / np.linalg.norm(dd, axis=0)
+        diffuse, specular = _lamp(light, p, nn, view, 8.0)
+        # Skin scatters light: soften the terminator and warm the shadow side.
+        wrap = np.clip((diffuse + 0.35) / 1.35, 0, None)
+        shade = light.ambient + wrap * (1 - light.ambient)
+        rgb = skin * shade[:, None] * np.asarray(light.lamp_colour, np.float32) + \
+            (0.08 * specular)[:, None] * np.asarray(light.lamp_colour, np.float32)
+        frame.colour[y0:y1, x0:x1][idx] = rgb
+        zbuf[idx] = tt
+        mask[y0:y1, x0:x1][idx] = True
+    return mask
+
+
+def _apply_blobs(scene: Scene, rays: Rays, frame: _Frame) -> None:
+    """Soft shadows of things outside the picture (a person passing by the lamp)."""
+    if not scene.blobs:
+        return
+    o, d = rays.origin, rays.d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(d[2] < 0, -o[2] / d[2], np.nan)
+    x, y = o[0] + t * d[0], o[1] + t * d[1]
+    dark = np.ones(frame.depth.shape, np.float32)
+    for bx, by, br, amount in scene.blobs:
+        r2 = ((x - bx) ** 2 + (y - by) ** 2) / (br * br)
+        dark *= 1 - amount * np.exp(-np.nan_to_num(r2, nan=1e9) * 1.5)
+    frame.colour *= dark[..., None]
+
+
+def render_linear(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """The scene in linear light (float32 BGR, H x W x 3) and the mask of hand pixels."""
+    rays = Rays.of(scene.pose)
+    discs = stack_discs(scene) + list(scene.extra_discs)
+    occluders = _occluders(scene, discs)
+    frame = _surfaces(scene, rays, occluders)
+    _draw_discs(scene, rays, frame, discs, occluders)
+    hand = _draw_hand(scene, rays, frame, occluders) if scene.hand else np.zeros(frame.depth.shape, bool)
+    _apply_blobs(scene, rays, frame)
+    return frame.colour, hand
+
+
+def with_points(scene: Scene, points: dict[str, str]) -> Scene:
+    """The same scene with other stacks (every point not given is empty)."""
+    return replace(scene, points={n: points.get(n, "") for n in scene.geometry.names})

@@ -1,0 +1,117 @@
+"""Where the camera is: random but realistic placements of a camera looking at the board.
+
+Players put a phone or webcam on a tripod or a lamp arm at one side of the board,
+30-70 degrees above the table, or straight above it for games where stack height
+does not matter.  A placement is a :class:`calibration.camera.BoardPose`, so the
+renderer and the ground truth use exactly the camera model vision works with.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.camera import BoardPose, CameraModel, look_at_pose
+from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, board_outline_mm
+from vision.synth.raycast import undistort_normalized
+
+RESOLUTIONS: tuple[tuple[int, int], ...] = ((1280, 720), (1600, 900), (1920, 1080))
+
+
+@dataclass(frozen=True)
+class RigRange:
+    """The ranges random placements are drawn from."""
+
+    elevation_deg: tuple[float, float] = (30.0, 70.0)
+    hfov_deg: tuple[float, float] = (50.0, 80.0)
+    roll_deg: float = 4.0
+    top_down_elevation_deg: tuple[float, float] = (82.0, 90.0)
+    fill: tuple[float, float] = (1.0, 1.2)
+    """Distance as a multiple of the closest one that keeps every point in view."""
+
+
+DEFAULT_RIG = RigRange()
+
+
+def random_camera(rng: np.random.Generator, size: tuple[int, int] | None = None,
+                  rig: RigRange = DEFAULT_RIG) -> CameraModel:
+    """A camera: field of view, slightly off-centre principal point and a mild lens distortion."""
+    if size is None:
+        size = RESOLUTIONS[rng.integers(len(RESOLUTIONS))]
+    w, h = size
+    hfov = rng.uniform(*rig.hfov_deg)
+    f = (w / 2.0) / math.tan(math.radians(hfov) / 2.0)
+    cx = (w - 1) / 2.0 + rng.uniform(-0.015, 0.015) * w
+    cy = (h - 1) / 2.0 + rng.uniform(-0.015, 0.015) * h
+    K = np.array([[f, 0, cx], [0, f * rng.uniform(0.995, 1.005), cy], [0, 0, 1]])
+    # Wide lenses barrel more; keep it monotonic over the whole frame (checked by the ray caster).
+    wide = (hfov - 50.0) / 30.0
+    k1 = rng.uniform(-0.05 - 0.12 * wide, 0.03)
+    k2 = rng.uniform(-0.01, 0.04)
+    p1, p2 = rng.uniform(-0.0015, 0.0015, 2)
+    k3 = rng.uniform(-0.005, 0.005)
+    return CameraModel(K, np.array([k1, k2, p1, p2, k3]), (w, h))
+
+
+def _fits(pose: BoardPose, points_mm: np.ndarray, margin: float) -> bool:
+    """Whether every point is in front of the camera and inside the frame with a margin (share of the width).
+
+    Points must also lie inside the frame's undistorted cone, since a distortion
+    polynomial folds far-off points back into the image."""
+    w, h = pose.camera.image_size
+    R, _ = cv2.Rodrigues(pose.rvec)
+    cam = points_mm @ R.T + pose.tvec
+    if np.any(cam[:, 2] <= 1.0):
+        return False
+    corners_u = np.array([0, w - 1, 0, w - 1], float)
+    corners_v = np.array([0, 0, h - 1, h - 1], float)
+    xn, yn = undistort_normalized(corners_u, corners_v, pose.camera)
+    reach = np.hypot(xn, yn).max()
+    if np.any(np.hypot(cam[:, 0] / cam[:, 2], cam[:, 1] / cam[:, 2]) > reach):
+        return False
+    px = pose.project(points_mm)
+    m = margin * w
+    return bool(np.all((px[:, 0] >= m) & (px[:, 0] <= w - 1 - m) & (px[:, 1] >= m) & (px[:, 1] <= h - 1 - m)))
+
+
+def keep_in_view(geometry: Geometry, max_height_mm: float, spec: BoardSpec = DEFAULT_SPEC) -> np.ndarray:
+    """The 3-D points a placement must keep in the frame: the printed border and every point's tallest stack."""
+    outline = np.array(board_outline_mm(geometry.kind, spec))
+    pos = np.array(list(geometry.positions_mm(spec).values()))
+    r = spec.piece_diameter_mm / 2
+    tops = [np.column_stack([pos + off, np.full(len(pos), max_height_mm)]) for off in ((r, 0), (-r, 0), (0, r), (0, -r))]
+    return np.vstack([np.column_stack([outline, np.zeros(len(outline))]), *tops])
+
+
+def random_pose(camera: CameraModel, geometry: Geometry, rng: np.random.Generator, max_height_mm: float,
+                top_down: bool = False, rig: RigRange = DEFAULT_RIG, spec: BoardSpec = DEFAULT_SPEC,
+                azimuth_deg: float | None = None) -> BoardPose:
+    """A camera placement around the board, every point (and its tallest stack) in view.
+
+    ``azimuth_deg`` is where the camera stands seen from the board centre, counter-clockwise
+    from White's right (270 = behind White); random (any side) when None."""
+    must_see = keep_in_view(geometry, max_height_mm, spec)
+    for _ in range(50):
+        az = math.radians(rng.uniform(0, 360) if azimuth_deg is None else azimuth_deg)
+        el = math.radians(rng.uniform(*(rig.top_down_elevation_deg if top_down else rig.elevation_deg)))
+        target = (rng.uniform(-15, 15), rng.uniform(-15, 15), 0.0)
+        roll = rng.uniform(-rig.roll_deg, rig.roll_deg)
+        direction = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+
+        def pose_at(dist: float) -> BoardPose:
+            eye = np.asarray(target) + dist * direction
+            return look_at_pose(camera, tuple(eye), geometry.kind, target, roll, spec)
+
+        lo, hi = 200.0, 6000.0
+        if not _fits(pose_at(hi), must_see, 0.02):
+            continue
+        for _ in range(30):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if _fits(pose_at(mid), must_see, 0.02) else (mid, hi)
+        pose = pose_at(hi * rng.uniform(*rig.fill))
+        if _fits(pose, must_see, 0.01):
+            return pose
+    raise ValueError("no camera placement keeps the whole board in view")

@@ -1,0 +1,130 @@
+"""Random scenes and their ground truth: the renderer's public entry points.
+
+>>> import numpy as np
+>>> scene = random_scene("accasta", np.random.default_rng(1), size=(320, 180))
+>>> truth = scene_truth(scene)
+>>> sorted(truth), sorted(truth["camera"])[:4]
+(['camera', 'game', 'pixels', 'points'], ['K', 'dist', 'image_size', 'kind'])
+>>> pose_from_truth(truth).point_pixels(scene.geometry)["d4"] == tuple(truth["pixels"]["d4"])
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from calibration.camera import BoardPose, CameraModel
+from rules.geometry import DEFAULT_SPEC, BoardSpec
+from vision.synth.games import game_info, random_position
+from vision.synth.looks import BOARD_LOOKS, TABLE_LOOKS, rgb
+from vision.synth.photo import PhotoLook, develop, jpeg, random_photo_look
+from vision.synth.render import PIECE_LOOKS, Lighting, Scene, render_linear
+from vision.synth.rig import random_camera, random_pose
+
+SKIN_TONES = tuple(rgb(c) for c in ("#f1c6a8", "#e0ac8a", "#c68a64", "#a06a48", "#7a4a30", "#5a3422"))
+
+
+def random_lighting(rng: np.random.Generator) -> Lighting:
+    """A room lamp or window: somewhere above the table, warm to cool, hard to soft."""
+    az = rng.uniform(0, 2 * math.pi)
+    el = math.radians(rng.uniform(35, 85))
+    dist = rng.uniform(700, 2200)
+    lamp = (dist * math.cos(el) * math.cos(az), dist * math.cos(el) * math.sin(az), dist * math.sin(el))
+    warmth = rng.uniform(-0.25, 0.3)
+    colour = (1.0 - 0.6 * warmth, 1.0 - 0.1 * warmth, 1.0 + 0.25 * warmth)
+    amb = rng.uniform(0.2, 0.55)
+    sky = (1.0 + 0.08 * warmth * -1, 1.0, 1.0 - 0.08 * warmth * -1)
+    room = tuple(float(v) for v in rng.uniform(0.12, 0.45) * rng.uniform(0.8, 1.2, 3))
+    return Lighting(lamp, colour, float(rng.uniform(15, 120)), float(amb), sky, room)  # type: ignore[arg-type]
+
+
+def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | None = None,
+                 size: tuple[int, int] | None = None, top_down: bool | None = None,
+                 board_look: str | None = None, spec: BoardSpec = DEFAULT_SPEC) -> Scene:
+    """A random photo set-up of a game: position (random if not given), camera, looks and light."""
+    info = game_info(game)
+    if points is None:
+        points = random_position(game, random.Random(int(rng.integers(2**63))))
+    unknown = set(points) - set(info.geometry.names)
+    if unknown:
+        raise ValueError(f"no point {sorted(unknown)[0]!r} on the {game} board")
+    tallest = max([info.max_height, *map(len, points.values())])
+    if top_down is None:
+        top_down = tallest == 1 and rng.random() < 0.4
+    camera = random_camera(rng, size)
+    pose = random_pose(camera, info.geometry, rng, tallest * spec.piece_height_mm, top_down=top_down, spec=spec)
+    return Scene(
+        game=game, geometry=info.geometry, points={n: points.get(n, "") for n in info.geometry.names},
+        pose=pose,
+        board_look=board_look or str(rng.choice(sorted(BOARD_LOOKS))),
+        table_look=str(rng.choice(sorted(TABLE_LOOKS))),
+        piece_look=str(rng.choice(sorted(PIECE_LOOKS))),
+        lighting=random_lighting(rng),
+        seed=int(rng.integers(2**31)),
+        skin=SKIN_TONES[int(rng.integers(len(SKIN_TONES)))],
+    )
+
+
+def render_image(scene: Scene, photo: PhotoLook, rng: np.random.Generator) -> np.ndarray:
+    """The 8-bit BGR photo of a scene (before JPEG compression)."""
+    linear, _ = render_linear(scene)
+    return develop(linear, photo, rng)
+
+
+def camera_truth(pose: BoardPose, setup: str = "side") -> dict[str, Any]:
+    """The camera as the ground truth records it: exactly what :class:`BoardPose` projects."""
+    return {"K": pose.camera.K.tolist(), "dist": pose.camera.dist.tolist(), "rvec": pose.rvec.tolist(),
+            "tvec": pose.tvec.tolist(), "image_size": list(pose.camera.image_size), "kind": pose.kind,
+            "spec": pose.spec.to_dict(), "setup": setup}
+
+
+def scene_truth(scene: Scene) -> dict[str, Any]:
+    """Ground truth of an image: game, every point's stack, the camera and every point's pixel."""
+    setup = "top-down" if scene.pose.elevation_deg() > 80 else "side"
+    pixels = scene.pose.point_pixels(scene.geometry)
+    return {"game": scene.game, "points": dict(scene.points),
+            "pixels": {n: [round(u, 4), round(v, 4)] for n, (u, v) in pixels.items()},
+            "camera": camera_truth(scene.pose, setup)}
+
+
+def pose_from_truth(truth: dict[str, Any]) -> BoardPose:
+    """The :class:`BoardPose` of a ground-truth record (image or video)."""
+    cam = truth["camera"]
+    return BoardPose(CameraModel(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"])),
+                     np.array(cam["rvec"]), np.array(cam["tvec"]), cam["kind"], BoardSpec.from_dict(cam["spec"]))
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    jpeg: bytes
+    truth: dict[str, Any]
+
+    def write(self, out: Path) -> None:
+        (out / f"{self.name}.jpg").write_bytes(self.jpeg)
+        (out / f"{self.name}.json").write_text(json.dumps(self.truth, indent=1) + "\n")
+
+
+def sample_rng(game: str, seed: int, index: int) -> np.random.Generator:
+    """The random state of image ``index`` of a set: the same seed always gives the same image."""
+    return np.random.default_rng([seed, index, zlib.crc32(game.encode())])
+
+
+def render_samples(game: str, count: int, seed: int, size: tuple[int, int] | None = None,
+                   top_down: bool | None = None, board_look: str | None = None) -> Iterator[Sample]:
+    """``count`` random photos of a game with their ground truth, reproducible from ``seed``."""
+    game_info(game)
+    for i in range(count):
+        rng = sample_rng(game, seed, i)
+        scene = random_scene(game, rng, size=size, top_down=top_down, board_look=board_look)
+        photo = random_photo_look(rng)
+        image = render_image(scene, photo, rng)
+        yield Sample(f"{game}-{seed}-{i:04d}", jpeg(image, photo.jpeg_quality), scene_truth(scene))
