@@ -69,12 +69,25 @@ def check_handshake(tools: SimTools, link: Path) -> str:
                 f"{info.buttons} buttons")
 
 
+WS2812_T0H_NS = (250, 550)
+WS2812_T1H_NS = (650, 950)
+WS2812_MAX_LOW_NS = 5000
+"""WS2812(B) data timing (datasheet: T0H 0.4 us, T1H 0.8 us, each +-150 ns); lows well
+below the 50 us reset, which would latch the chain mid-frame."""
+
+
 def check_full_frame(tools: SimTools, link: Path) -> str:
-    """Every LED a different colour, at a brightness below full: the chain shows each exactly."""
+    """Every LED a different colour, at a brightness below full: the chain shows each
+    exactly, and the data pin's waveform is within the WS2812 timing."""
     frame = LedFrame(tuple(i % len(PALETTE_RGB) for i in range(tools.leds)), (0,) * tools.leds, 200)
     with session(tools, link) as (sim, panel):
         seconds = show_and_see(sim, panel, frame)
-        return f"{tools.leds} LEDs shown as sent in {seconds * 1000:.0f} ms"
+        wave = sim.shown[-1].waveform
+        expect(WS2812_T0H_NS[0] <= wave.t0h[0] and wave.t0h[1] <= WS2812_T0H_NS[1], f"0-bit high {wave.t0h} ns")
+        expect(WS2812_T1H_NS[0] <= wave.t1h[0] and wave.t1h[1] <= WS2812_T1H_NS[1], f"1-bit high {wave.t1h} ns")
+        expect(wave.longest_low <= WS2812_MAX_LOW_NS, f"a low of {wave.longest_low:.0f} ns inside the frame")
+        return (f"{tools.leds} LEDs shown as sent in {seconds * 1000:.0f} ms; WS2812 timing T0H "
+                f"{wave.t0h[1]:.0f} ns, T1H {wave.t1h[1]:.0f} ns, longest low {wave.longest_low:.0f} ns")
 
 
 def check_blink(tools: SimTools, link: Path) -> str:
