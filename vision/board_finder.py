@@ -7,8 +7,12 @@ API (used by the CLI, the live session and stack reading)::
     pose = find_board(image, "square", camera, white_side="left",
                       start=(geometry, {"a1": "w", ...}))   # orientation from the pieces
 
-    from vision.board_finder import check_pose
-    check_pose(image, pose).fits                         # cheap per-frame check (see vision.tracking)
+    from vision.tracking import BoardTracker, check_pose
+    check_pose(image, pose).support                      # cheap per-frame check
+    BoardTracker(pose).update(frame).status              # "steady" | "moved" (re-found) | "lost"
+
+    from vision.board_finder import locate_board
+    locate_board(image, "hex").fit.support               # the same, with the grid evidence
 
 ``image`` is a BGR ``uint8`` array (as ``cv2.imread`` gives), ``camera`` a
 :class:`calibration.camera.CameraModel` for this image size or ``None`` (then the focal
@@ -18,23 +22,28 @@ not possible, e.g. straight from above).  The returned pose maps the board frame
 
 How it works (nothing depends on the board's colours: only on its printed lines):
 
-1. **Outline.** Colour edges (Canny on each channel of a downscaled frame) are traced
-   into contours; the convex hull of each large one is fitted with a hexagon (hex side)
-   or a quadrilateral (square side).  The hull bridges the notches pieces cut into the
-   outline, and a cut corner is recovered by extending its neighbours.
+1. **Outline.** Colour edges (Canny on each channel of a downscaled frame, at three
+   sensitivities) are traced into contours; the convex hull of each large one gives
+   rough board homographies in three stages: a hexagon (hex side) or quadrilateral
+   (square side) fitted to it; four consecutive corners of a hexagon whose far side
+   pieces hide; and a square slab (a side cut by the picture's edge is extended) with
+   the border somewhere inside it, its size searched.  The hull bridges the notches
+   pieces cut into an outline.  Each stage's hypotheses are ranked by a quick probe.
 2. **Lock on the grid.** Each outline hypothesis gives a homography from the printed
    border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
-   image probed across each line at many places for the strongest colour edge or thin
-   line; the homography is refitted to these observations (every observation must lie
+   image probed across each line at many places for the nearest strong colour edge or
+   thin line; the homography is refitted to these observations (every observation must lie
    on its line: a linear equation in the inverse homography) with Tukey weights, which
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
-   0.4 of a line spacing to 3 px.
-3. **Verify.** The fit is accepted only if enough probes see a sharp edge within 1.5 px of
-   their line, all over the board, and better than the grid moved by one line in any
-   direction; otherwise :class:`BoardNotFound`.  A wrong grid is never returned silently.
+   0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
+3. **Verify.** The fit is accepted only if the board looks plausible (in front of the
+   camera, convex, seen from above), 80 % of it is in the picture, 45 % of the probes
+   see a sharp edge within 1.5 px of their line in at least three quarters of the board,
+   and it beats the grid moved by one line in any direction; otherwise
+   :class:`BoardNotFound`.  The pose must also explain the crossings to within 3 px.
 4. **Pose.** The image lines are fitted one by one and crossed at the keypoints (hex
-   points, cell corners); ``cv2.solvePnPRansac`` + ``solvePnPRefineLM`` on all of them
-   give the pose.
+   points, cell corners); ``cv2.solvePnP`` (IPPE) on all of them, again without the
+   crossings it cannot explain, then ``cv2.solvePnPRefineLM`` give the pose.
 5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
    chosen by ``white_side`` (``near``: the border edge nearest the camera) or, when a
    known position (e.g. the start position) is given and the piece colours are decisive,
@@ -50,15 +59,19 @@ from typing import Iterator, Mapping, Sequence
 import cv2
 import numpy as np
 
+from calibration.board_file import WHITE_SIDES
 from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.board_model import BoardModel, board_model
 
-WHITE_SIDES = ("near", "far", "left", "right")
 OUTLINE_WIDTH = 640
 """Frames are searched for outlines at this width (pixels)."""
-MIN_SUPPORT = 0.35
+MIN_SUPPORT = 0.45
 """Fraction of the probes inside the image that must see their line for a board to count."""
+FINAL_RADIUS = 3.0
+"""Search window (px) of the last lock-on rounds."""
+MAX_TRIES = 6
+"""At most this many rough hypotheses are locked on (the costly step), best first."""
 GOOD_SUPPORT = 0.7
 """A fit this well supported ends the search early."""
 MIN_VISIBLE = 0.8
@@ -74,6 +87,8 @@ MIN_ELEVATION_DEG = 12.0
 PIECES_MIN_CORRELATION = 0.6
 PIECES_MARGIN = 0.25
 """How clearly the pieces must show White's side before they overrule ``white_side``."""
+NEAREST_PEAK = 0.5
+"""A probe takes the nearest edge at least this strong relative to its strongest."""
 HALF = 4
 """Half-width (px) of the window whose centre of edge strength locates a line: both edges of
 a thin printed line, or a single colour edge."""
@@ -131,7 +146,13 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     mag = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
     mag = 0.25 * mag[:, :-2] + 0.5 * mag[:, 1:-1] + 0.25 * mag[:, 2:]  # t = -R .. R
     coarse = cv2.filter2D(mag, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
-    k = R - r + np.argmax(coarse[:, R - r:R + r + 1], axis=1)  # index of the strongest blob
+    # The blob nearest the line's predicted place among the strong ones (at least half the
+    # strongest): a piece's rim beside the line must not pull the fit away from it.
+    win = coarse[:, R - r - 1:R + r + 2]
+    inner = win[:, 1:-1]
+    peaks = (inner >= win[:, :-2]) & (inner >= win[:, 2:]) & (inner >= NEAREST_PEAK * inner.max(axis=1, keepdims=True))
+    distance = np.where(peaks, np.abs(np.arange(-r, r + 1))[None, :], 10 * r + 10)
+    k = R - r + np.argmin(distance + 1e-3 * (inner.max(axis=1, keepdims=True) - inner), axis=1)
     background = np.median(mag, axis=1)
     cols = k[:, None] + np.arange(-HALF, HALF + 1)
     w = np.clip(np.take_along_axis(mag, cols, axis=1) - background[:, None], 0, None)
@@ -143,11 +164,11 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     return offset, ratio
 
 
-def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float):
-    """Probe every model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
+def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1):
+    """Probe every ``step``-th model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
     h, w = image.shape[:2]
-    centres = _apply(H, model.samples)
-    normals = _project_lines(H, model)[model.sample_line, :2]
+    centres = _apply(H, model.samples[::step])
+    normals = _project_lines(H, model)[model.sample_line[::step], :2]
     m = radius + 3
     inside = (centres[:, 0] > m) & (centres[:, 0] < w - 1 - m) & (centres[:, 1] > m) & (centres[:, 1] < h - 1 - m)
     offsets = np.full(len(centres), np.nan)
@@ -214,6 +235,8 @@ def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence
             raise BoardNotFound("board not found: the grid fit collapsed")
         centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r)
         ok = np.isfinite(offsets) & (ratios >= PEAKINESS * 0.8)
+        if r <= FINAL_RADIUS:  # locked on: the grid alone sets the final fit
+            ok &= ~model.on_border
         if ok.sum() < 12:
             raise BoardNotFound("board not found: too few grid lines visible")
         obs = centres[ok] + offsets[ok, None] * normals[ok]
@@ -260,14 +283,14 @@ def _translate(H: np.ndarray, v: np.ndarray) -> np.ndarray:
 def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
     """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
     r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
-    radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > 3] + [3.0, 3.0]
+    radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > FINAL_RADIUS] + [FINAL_RADIUS, FINAL_RADIUS]
     fit = _evaluate(image, _refine(image, H0, model, radii), model)
     for _ in range(3):  # is the grid one line off?
         shifted = [_evaluate(image, _translate(fit.H, v), model) for v in _lattice_shifts(model)]
         best = max(shifted, key=lambda f: f.support)
         if best.support <= fit.support + 0.02:
             break
-        fit = _evaluate(image, _refine(image, best.H, model, [3.0, 3.0]), model)
+        fit = _evaluate(image, _refine(image, best.H, model, [FINAL_RADIUS, FINAL_RADIUS]), model)
     return fit
 
 
@@ -346,30 +369,35 @@ def clockwise(corners: np.ndarray) -> np.ndarray:
     return pts[::-1] if _signed_area(pts) > 0 else pts
 
 
-def _large_hulls(image: np.ndarray, limit: int = 12) -> list[np.ndarray]:
+def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
     """Convex hulls (full-resolution px) of the large edge contours of a frame, largest first.
 
     Colour edges: Canny on every channel of a downscaled, smoothed frame, so a border
-    that differs from its surroundings only in hue is found too."""
+    that differs from its surroundings only in hue is found too; at three sensitivities,
+    because a textured table (wood grain) joins its edges to the board's at the finest."""
     h, w = image.shape[:2]
     scale = min(1.0, OUTLINE_WIDTH / w)
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
     small = cv2.GaussianBlur(small, (5, 5), 0)
-    edges = np.zeros(small.shape[:2], np.uint8)
-    for ch in (cv2.split(small) if small.ndim == 3 else [small]):
-        med = float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4
-        edges |= cv2.Canny(ch, 2.0 * med, 5.0 * med, L2gradient=True)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    chans = cv2.split(small) if small.ndim == 3 else [small]
+    meds = [float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4 for ch in chans]
     area_img = small.shape[0] * small.shape[1]
     hulls = []
-    for c in contours:
-        hull = cv2.convexHull(c).reshape(-1, 2)
-        area = cv2.contourArea(hull)
-        if len(hull) >= 4 and 0.01 * area_img <= area <= 0.95 * area_img:
-            hulls.append((area, hull.astype(float) / scale))
-    hulls.sort(key=lambda t: -t[0])
-    return [hull for _, hull in hulls[:limit]]
+    for gain in (1.0, 2.5, 6.0):
+        edges = np.zeros(small.shape[:2], np.uint8)
+        for ch, med in zip(chans, meds):
+            edges |= cv2.Canny(ch, 2.0 * gain * med, 5.0 * gain * med, L2gradient=True)
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        level = []
+        for c in contours:
+            hull = cv2.convexHull(c).reshape(-1, 2)
+            area = cv2.contourArea(hull)
+            if len(hull) >= 4 and 0.01 * area_img <= area <= 0.95 * area_img:
+                level.append((area, hull.astype(float) / scale))
+        level.sort(key=lambda t: -t[0])
+        hulls += [hull for _, hull in level[:limit]]
+    return hulls
 
 
 def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray | None:
@@ -382,13 +410,13 @@ def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray 
     return poly[::-1] if _signed_area(poly) > 0 else poly
 
 
-def outline_candidates(image: np.ndarray, n: int, limit: int = 12) -> list[np.ndarray]:
+def outline_candidates(image: np.ndarray, n: int, hulls: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Convex n-gons (full-resolution px, clockwise on screen) that may be the printed border.
 
-    Largest first; near-duplicates removed."""
-    found: list[np.ndarray] = []
+    Near-duplicates removed."""
     frame = (image.shape[1], image.shape[0])
-    for hull in _large_hulls(image, limit):
+    found: list[np.ndarray] = []
+    for hull in _large_hulls(image) if hulls is None else hulls:
         poly = _as_polygon(hull, n, frame)
         if poly is None or any(np.abs(poly[:, None] - q[None]).max(axis=2).min(axis=1).max() < 6 for q in found):
             continue
@@ -396,22 +424,21 @@ def outline_candidates(image: np.ndarray, n: int, limit: int = 12) -> list[np.nd
     return found
 
 
-def _corner_runs(image: np.ndarray, model: BoardModel, hulls: int = 4) -> list[np.ndarray]:
+def _corner_runs(model: BoardModel, hulls: list[np.ndarray]) -> list[np.ndarray]:
     """Homographies from four consecutive corners of a border partly hidden by pieces.
 
     Stacks near the far edge stick out over the border and bend the outline's far
     side, but the border nearer the camera stays whole: any four consecutive corners
     of a hexagon fix the board plane."""
     out = []
-    for hull in _large_hulls(image, hulls):
+    for hull in hulls:
         for m in range(model.symmetry, model.symmetry + 3):
             poly = fit_polygon(hull, m)
             if poly is None or len(poly) != m:
                 continue
             poly = poly[::-1] if _signed_area(poly) > 0 else poly
             for i in range(m):
-                run = np.roll(poly, -i, axis=0)[:4]
-                H, _ = cv2.findHomography(model.outline[:4], run)
+                H, _ = cv2.findHomography(model.outline[:4], np.roll(poly, -i, axis=0)[:4])
                 if H is not None:
                     out.append(H)
     return out
@@ -597,7 +624,7 @@ def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> floa
     if not plausible(H, model, (image.shape[1], image.shape[0])):
         return 0.0
     radius = float(np.clip(0.15 * _spacing_px(H, model), 2, 6))
-    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius)
+    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius, step=3)
     return float((np.isfinite(offsets) & (ratios >= PEAKINESS)).sum()) / max(len(inside), 1)
 
 
@@ -624,18 +651,23 @@ def _slab_hypotheses(image: np.ndarray, model: BoardModel, quad: np.ndarray, kee
     return [H for _, H in scored[:keep]]
 
 
-def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[np.ndarray]:
-    """Rough board homographies, the likeliest first: border outlines, then borders inside slabs."""
-    polygons = outline_candidates(image, model.symmetry)
-    for poly in polygons:
-        H, _ = cv2.findHomography(model.outline, poly)
-        if H is not None:
-            yield H
+def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarray]]:
+    """Rough board homographies worth locking on, in stages from cheap to costly.
+
+    First outlines shaped like the border; then four consecutive corners of a partly
+    hidden hexagon; then square slabs with the border somewhere inside.  Each stage is
+    sorted by a quick support score and cut to the few best."""
+    hulls = _large_hulls(image)
+    polygons = outline_candidates(image, model.symmetry, hulls)
+    stages = [lambda: [H for H in (cv2.findHomography(model.outline, p)[0] for p in polygons) if H is not None]]
     if model.symmetry > 4:
-        runs = sorted(_corner_runs(image, model), key=lambda H: -_coarse_support(image, H, model))
-        yield from runs[:3]
-    for quad in (polygons if model.symmetry == 4 else outline_candidates(image, 4))[:4]:
-        yield from _slab_hypotheses(image, model, quad)
+        stages.append(lambda: _corner_runs(model, hulls[:6]))
+    quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
+    stages.append(lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)])
+    for stage in stages:
+        found = stage()
+        scored = sorted(((_coarse_support(image, H, model), i) for i, H in enumerate(found)), reverse=True)
+        yield [found[i] for score, i in scored[:MAX_TRIES] if score > 0]
 
 
 def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
@@ -648,23 +680,26 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
     model = board_model(kind, spec)
     if outline is not None:
         H, _ = cv2.findHomography(model.outline, np.asarray(outline, float))
-        hypotheses: Iterator[np.ndarray] = iter([H] if H is not None else [])
+        stages: Iterator[list[np.ndarray]] = iter([[H] if H is not None else []])
     else:
-        hypotheses = _hypotheses(image, model)
+        stages = _hypotheses(image, model)
     best: GridFit | None = None
     reason = f"board not found: no {'hexagonal' if kind == 'hex' else 'square'} board outline in the picture"
-    for H0 in hypotheses:
-        try:
-            fit = lock_on(image, H0, model)
-        except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
-            continue
-        why = accept(fit)
-        if why is None and (best is None or fit.support > best.support):
-            best = fit
-            if fit.support > GOOD_SUPPORT:
-                break
-        elif why is not None and best is None:
-            reason = why
+    for hypotheses in stages:
+        for H0 in hypotheses:
+            try:
+                fit = lock_on(image, H0, model)
+            except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
+                continue
+            why = accept(fit)
+            if why is None and (best is None or fit.support > best.support):
+                best = fit
+            elif why is not None and best is None:
+                reason = why
+            if best is not None and best.support > GOOD_SUPPORT:
+                return best
+        if best is not None:
+            return best
     if best is None:
         raise BoardNotFound(reason)
     return best
