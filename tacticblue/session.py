@@ -276,20 +276,21 @@ class Session:
         return self._record_takeback(before, t, "undo")
 
     def pass_turn(self, t: float) -> list[Event]:
-        """The player to move passes (where the rules allow it)."""
+        """The player to move passes (where the rules allow it); a turn in progress is finished first."""
+        self.state.turn_done()
+        events = self._record_new_turns(t) + self._check_end(t)
         passes = [turn for turn in self.board.legal_turns() if not played_changes(self.board, turn)]
         if not passes or self._ended:
-            return [self._info(t, f"{self._mover()} may not pass here")]
-        self.state.turn_done()
+            return events + [self._info(t, f"{self._mover()} may not pass here")]
         self.state.push([passes[0]])
-        return self._record_new_turns(t) + self._check_end(t)
+        return events + self._record_new_turns(t) + self._check_end(t)
 
     def confirm(self, choice: int, t: float) -> list[Event]:
         """Choose candidate ``choice`` (1-based) of the last ambiguous board."""
         amb = self._ambiguous
         if amb is None or not 1 <= choice <= len(amb.candidates):
             return [self._info(t, "no such candidate to confirm")]
-        self.state.turn_done()
+        self.state.pending = None  # candidates start from the confirmed board (a pending turn is their prefix)
         self.state.push(amb.candidates[choice - 1].turns)
         self._ambiguous = None
         return self._record_new_turns(t) + self._check_end(t)

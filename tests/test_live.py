@@ -354,3 +354,24 @@ def test_ctrl_c_keeps_the_journal_and_writes_the_record(tmp_path):
     turns, _ = record_turns("accasta")
     assert 3 <= len(kept) < len(turns) and kept == turns[:len(kept)]
     assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == kept
+
+
+def test_an_ambiguous_board_lists_the_candidates_and_the_players_confirm_one(cli, tmp_path):
+    turns, _ = record_turns("accasta")
+    before = board_after("accasta", turns[:17]).visible()
+    after = board_after("accasta", turns[:18]).visible()
+    # the changed stacks' colours cannot be read: e3:3+e5,xd4 and e3:2+e5,+e5,xd4 both fit
+    unsure = {p: "?" * len(s) if s != before[p] else s for p, s in after.items()}
+    log = write_log(tmp_path / "g.jsonl", "accasta", turns[:17])
+    with open(log, "a") as f:
+        for entry in ({"t": 100, "points": unsure}, {"t": 101, "command": "1"}):
+            f.write(json.dumps(entry) + "\n")
+    out = cli("replay", log, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    evs = events(out.stdout)
+    ambiguous = [e for e in evs if e["event"] == "ambiguous"]
+    # White's c4:xd5 could still go on: it is confirmed by Black's reply, whichever it is
+    assert len(ambiguous) == 1
+    assert ambiguous[0]["candidates"][:2] == ["c4:xd5 e3:3+e5,xd4", "c4:xd5 e3:2+e5,+e5,xd4"]
+    assert "1=c4:xd5 e3:3+e5,xd4" in ambiguous[0]["message"]
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:18]
+    assert read_journal(tmp_path / "j").turns == turns[:18]
