@@ -375,3 +375,29 @@ def test_an_ambiguous_board_lists_the_candidates_and_the_players_confirm_one(cli
     assert "1=c4:xd5 e3:3+e5,xd4" in ambiguous[0]["message"]
     assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:18]
     assert read_journal(tmp_path / "j").turns == turns[:18]
+
+
+@pytest.mark.parametrize("game", ["abande", "attangle", "dame100"])
+def test_whole_sample_games_on_rendered_video_are_recorded_exactly(cli, tmp_path, game):
+    video = ROOT / "tests" / "data" / "live" / f"{game}-game.mp4"
+    turns, _ = record_turns(game)
+    out = cli("replay", video, "--game", game, "--truth", video.with_suffix(".json"), "--json",
+              "--journal", tmp_path / "j", "--record", tmp_path / "r")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert not [e for e in evs if e["event"] in ("illegal", "ambiguous", "takeback")]
+    seen = [e["turn"] for e in evs if e["event"] == "turn"]
+    if game != "abande":
+        assert seen == turns
+        ends = [e for e in evs if e["event"] == "end"]
+        assert len(ends) == (game == "attangle")  # Attangle's third 5-stack; the Dame game ends by resignation
+        return
+    # Abande ends with two passes, which no camera sees: the players press "pass" twice
+    assert seen == turns[:-2] and "pass" in seen
+    keys = tmp_path / "keys.jsonl"
+    keys.write_text('{"t": 1, "command": "pass"}\n{"t": 2, "command": "pass"}\n')
+    out = cli("replay", keys, "--resume", tmp_path / "j", "--json", "--record", tmp_path / "r")
+    end = [e for e in events(out.stdout) if e["event"] == "end"]
+    assert len(end) == 1 and end[0]["result"]["score"] == [14, 13]
+    assert new_game(game).read_record((tmp_path / "r").read_text()).result == "White wins 14:13."
+    assert read_journal(tmp_path / "j").turns == turns
