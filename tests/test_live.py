@@ -401,3 +401,29 @@ def test_whole_sample_games_on_rendered_video_are_recorded_exactly(cli, tmp_path
     assert len(end) == 1 and end[0]["result"]["score"] == [14, 13]
     assert new_game(game).read_record((tmp_path / "r").read_text()).result == "White wins 14:13."
     assert read_journal(tmp_path / "j").turns == turns
+
+
+def test_the_led_panel_shows_the_last_turn(cli, tmp_path):
+    from test_panel_emulator import Emulator
+
+    from tacticblue.reporters import last_move_points
+
+    emulator = Emulator(tmp_path / "panel")
+    try:
+        assert "37 LEDs" in emulator.line()
+        turns, _ = record_turns("accasta")
+        log = write_log(tmp_path / "g.jsonl", "accasta", turns[:3])
+        out = cli("replay", log, "--game", "accasta", "--json", "--led", tmp_path / "panel")
+        assert out.returncode == 0, out.stderr
+        lit = set(last_move_points(board_after("accasta", turns[:3])))
+        for _ in range(20):  # the frames drawn, up to the one of the last turn
+            drawing = emulator.drawing()
+            shown = {f"{line[0]}{i + 1}": c for line in drawing for i, c in enumerate(line[3:].split())}
+            if {p for p, c in shown.items() if c != "."} == lit:
+                break
+        else:
+            pytest.fail("the panel never showed the last turn")
+        assert {shown[p] for p in lit} == {"B", "b"}  # Black to move: where it went bright, where from dim
+    finally:
+        emulator.process.terminate()
+        emulator.process.wait(timeout=5)

@@ -308,6 +308,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         if window is not None:
             window.close()
         if panel is not None:
+            panel.panel.wait_shown(1.0)  # the last frame reaches the panel before the port closes
             panel.close()
         return 1 if camera_lost else 0
     finally:  # also on Ctrl-C: the journal has every turn already, the record is written too
