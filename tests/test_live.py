@@ -427,3 +427,26 @@ def test_the_led_panel_shows_the_last_turn(cli, tmp_path):
     finally:
         emulator.process.terminate()
         emulator.process.wait(timeout=5)
+
+
+def test_a_bumped_board_is_found_again_by_vision_and_the_game_goes_on(cli, tmp_path):
+    """The real vision path (board finder, tracker, stack reader) on a rendered photo of the
+    start position; half way the camera image jumps, as when someone bumps the board."""
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image
+
+    board = new_game("accasta")
+    rng = np.random.default_rng(5)
+    scene = random_scene("accasta", rng, points=board.visible(), size=(960, 540), top_down=False)
+    image = render_image(scene, random_photo_look(rng), rng)
+    bumped = cv2.warpAffine(image, np.float32([[1, 0, 30], [0, 1, 18]]), (960, 540), borderMode=cv2.BORDER_REPLICATE)
+    (tmp_path / "f").mkdir()
+    for n in range(40):
+        cv2.imwrite(str(tmp_path / "f" / f"{n:03d}.png"), image if n < 20 else bumped)
+    out = cli("replay", tmp_path / "f", "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert [e["message"] for e in evs if "moved" in e["message"]] == [
+        "the board was moved: found it again, the game goes on"]
+    assert not [e for e in evs if e["event"] not in ("info",)]  # the start position: nothing happened
+    assert read_journal(tmp_path / "j").turns == []
