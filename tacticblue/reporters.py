@@ -174,7 +174,8 @@ def _draw_stacks(view: np.ndarray, pose: Any, session: Session, seen: dict[str, 
 
 def _draw_board(panel: np.ndarray, session: Session, box: tuple[int, int, int, int]) -> None:
     """The position as White sees it: a disc per point, the top piece's colour, the height written on it;
-    points to put back after an illegal move ringed in red."""
+    points to put back after an illegal move ringed in red, in teaching mode the targets of a
+    lifted stack in green."""
     board = session.board
     geometry = board.geometry
     stacks = session.state.visible_now()
@@ -186,7 +187,9 @@ def _draw_board(panel: np.ndarray, session: Session, box: tuple[int, int, int, i
     r = max(3, int(min(np.linalg.norm(pos[1] - pos[0]), 60.0) * scale * 0.42))
     cx, cy = x0 + w / 2, y0 + h / 2
     centre = (lo + hi) / 2
-    put_back = session.last.data.get("put_back", {}) if session.last and session.last.event == "illegal" else {}
+    last = session.last
+    put_back = last.data.get("put_back", {}) if last and last.event == "illegal" else {}
+    targets = set(last.data.get("targets", ())) if last and last.event == "partial" else set()
     for name, (px, py), stack in zip(geometry.names, pos, stacks):
         at = (round(cx + (px - centre[0]) * scale), round(cy - (py - centre[1]) * scale))
         cv2.circle(panel, at, r, (90, 90, 90), 1, cv2.LINE_AA)
@@ -199,6 +202,8 @@ def _draw_board(panel: np.ndarray, session: Session, box: tuple[int, int, int, i
                             BLUE if top_white else (255, 200, 120), 1, cv2.LINE_AA)
         if name in put_back:
             cv2.circle(panel, at, r + 2, (0, 0, 255), 2, cv2.LINE_AA)
+        if name in targets:  # teaching mode: where the lifted pieces may go
+            cv2.circle(panel, at, r + 2, (0, 220, 0), 2, cv2.LINE_AA)
 
 
 class WindowReporter:
