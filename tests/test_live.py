@@ -450,3 +450,23 @@ def test_a_bumped_board_is_found_again_by_vision_and_the_game_goes_on(cli, tmp_p
         "the board was moved: found it again, the game goes on"]
     assert not [e for e in evs if e["event"] not in ("info",)]  # the start position: nothing happened
     assert read_journal(tmp_path / "j").turns == []
+
+
+def test_keys_typed_in_the_terminal_are_commands(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    controller, terminal = pty.openpty()
+    os.write(controller, b"zz\nu\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "tacticblue", "replay", str(CLIP), "--game", "accasta", "--truth",
+                          str(CLIP.with_suffix(".json")), "--json"], stdin=terminal, capture_output=True, text=True,
+                         cwd=ROOT, env=env, timeout=120)
+    os.close(controller)
+    os.close(terminal)
+    assert out.returncode == 0, out.stderr
+    messages = [e["message"] for e in events(out.stdout) if e["event"] == "info"]
+    assert any(m.startswith("unknown command 'zz'") for m in messages)
+    assert "nothing to take back" in messages
