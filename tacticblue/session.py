@@ -131,6 +131,8 @@ class Session:
                 events.append(self._info(t, "the board was moved: found it again, the game goes on"))
             elif reading.status == "lost":
                 events.append(self._info(t, "the board is not in view: the game is kept, point the camera at it"))
+            elif self._pose_status == "lost":
+                events.append(self._info(t, "the board is in view again"))
             self._pose_status = "steady" if reading.status == "moved" else reading.status
         if reading.hand or reading.observation is None:
             self._reads.clear()
@@ -165,7 +167,7 @@ class Session:
         if kind == "restored":
             events += self._record_takeback(before_ply, t, result.message)
         else:
-            events += self._record_new_turns(t, result)
+            events += self._record_new_turns(t)
         if kind in ("turn", "unchanged") and self.state.pending is not None:
             if self.state.pending != self._pending_shown:
                 self._pending_shown = self.state.pending
@@ -202,7 +204,7 @@ class Session:
         data: dict[str, Any] = {"put_back": put_back, "nearest": [c.notation for c in result.candidates]}
         return self._event(t, "illegal", message, None, data)
 
-    def _record_new_turns(self, t: float, result: Inference | None = None) -> list[Event]:
+    def _record_new_turns(self, t: float) -> list[Event]:
         """Journal and announce every turn the game state played since the last call."""
         events = []
         stack = self.board.move_stack
