@@ -8,8 +8,9 @@ The video must be a synthetic one with its ground truth beside it (``VIDEO.json`
 ``tools/render_live_videos.py``): the truth says when the board became still and gives
 the stacks, so the loop figures are those of stillness, settling, refereeing and the
 journal.  Vision's own cost (finding the board once, reading one frame) is measured apart
-on a rendered 1280x720 photo; the loop reads ``confirm_reads`` frames per still period, so
-the delay with vision is about the loop's delay plus that many reads.  Frames are scaled
+on a rendered 1280x720 photo; the loop reads one frame per still period, so
+the delay with vision is about the loop's delay plus one read.  The board counts
+as still from the first frame after the hand left the picture.  Frames are scaled
 to 1280x720 first (not timed).
 
 Targets: keep up with a 30 fps camera on one core; announce within 0.5 s of the board
@@ -47,6 +48,21 @@ def frames_of(video: Path) -> Iterator[Frame]:
         yield Frame(cv2.resize(f.image, SIZE, interpolation=cv2.INTER_LINEAR), f.t, f.index)
 
 
+def still_since(frames: list[dict]) -> dict[int, float]:
+    """When the picture came to rest in each position: the first frame after the last one
+    with a hand in view before the position's still period (the renderer's ground truth)."""
+    out: dict[int, float] = {}
+    calm_from = 0.0
+    for f in frames:
+        if f["hand"]:
+            calm_from = -1.0
+        elif calm_from < 0:
+            calm_from = f["time"]
+        if f["position"] is not None and f["position"] not in out:
+            out[f["position"]] = max(calm_from, 0.0)
+    return out
+
+
 def loop_figures(video: Path, game: str) -> None:
     board = new_game(game)
     truth = TruthReader.load(video.with_suffix(".json"), board)
@@ -64,11 +80,7 @@ def loop_figures(video: Path, game: str) -> None:
                 if e.event in ("turn", "partial") and e.ply is not None:
                     announced.setdefault(e.ply + (e.event == "partial"), frame.t)
         journal.close()
-    # When each position's still period began (the truth: no hand, the board at rest).
-    still_from: dict[int, float] = {}
-    for f in truth.frames:
-        if f.get("position") is not None:
-            still_from.setdefault(int(f["position"]), f["time"])
+    still_from = still_since(truth.frames)
     delays = [announced[k] - still_from[k] for k in still_from if k in announced and k > 0]
     missing = [k for k in still_from if k > 0 and k not in announced]
     total = sum(per_frame)

@@ -80,12 +80,15 @@ class Session:
     """A game refereed from settled observations (see the module docstring)."""
 
     def __init__(self, board: Board[Any], reader: BoardReader | None = None, *, journal: Journal | None = None,
-                 stillness: StillnessDetector | None = None, confirm_reads: int = 2, teach: bool = False) -> None:
+                 stillness: StillnessDetector | None = None, confirm_reads: int = 1, teach: bool = False) -> None:
         self.state = GameState(board)
         self.reader = reader
         self.journal = journal
         self.stillness = stillness or StillnessDetector(settle_s=0.3)
         self.confirm_reads = confirm_reads
+        """Identical reads needed to take a board.  One is enough by default: the picture has
+        been still for the settle time and stays so while it is read, and a second read of the
+        same picture gives the same board; more help only a reader that is not deterministic."""
         self.teach = teach
         self.notations: list[str] = _notations(board)
         """The turns played, in the game's notation."""

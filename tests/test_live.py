@@ -5,6 +5,7 @@ turns), on a rendered video, and the window's picture."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -239,15 +240,8 @@ def test_window_picture_shows_camera_board_moves_and_message(tmp_path):
 # --- rendered videos (tools/render_live_videos.py): hands, pauses within turns, shake, flicker ---
 
 CLIP = ROOT / "tests" / "data" / "live" / "accasta-opening.mp4"
-
-
-def still_since(truth: dict) -> dict[int, float]:
-    """When the board came to rest in each position (the renderer's ground truth)."""
-    out: dict[int, float] = {}
-    for f in truth["frames"]:
-        if f["position"] is not None:
-            out.setdefault(f["position"], f["time"])
-    return out
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from live import still_since  # noqa: E402
 
 
 def test_a_rendered_video_is_recorded_exactly_and_each_turn_announced_within_half_a_second(cli, tmp_path):
@@ -260,7 +254,7 @@ def test_a_rendered_video_is_recorded_exactly_and_each_turn_announced_within_hal
         assert {"t", "event", "turn", "message"} <= set(e) and isinstance(e["t"], (int, float))
     turns = [e for e in evs if e["event"] == "turn"]
     assert [e["turn"] for e in turns] == truth["turns"]
-    since = still_since(truth)
+    since = still_since(truth["frames"])
     for e in turns[:-1]:  # the last turn of the clip is confirmed by the end of the video
         assert 0 <= e["t"] - since[e["ply"]] <= 0.5
     assert "end of video" in evs[-1]["message"]

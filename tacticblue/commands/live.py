@@ -160,13 +160,28 @@ def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
 
 
 class TruthReader:
-    """Reads a synthetic video's frames from its ground truth (see ``--truth``): the position
-    while the board is still, a hand when the truth says one is in view, nothing in between."""
+    """Reads a synthetic video's frames from its ground truth (see ``--truth``): a hand when
+    the truth says one is in view, else the position the board is in.
+
+    The truth names the position only from the moment the hand is gone from the scene; from
+    the moment it left the picture the board is already that position (pieces only move in
+    a hand, in view), so those frames get it too.  Between the moves of one turn the truth
+    does not say what stands where: no observation there."""
 
     def __init__(self, positions: list[dict[str, str]], frames: list[dict[str, Any]], pose: Any = None) -> None:
         self.positions = positions
         self.frames = frames
         self.pose = pose
+        self.seen: list[int | None] = [None] * len(frames)
+        """The position index each frame shows, where the truth implies it."""
+        upcoming: int | None = None
+        for n in range(len(frames) - 1, -1, -1):
+            f = frames[n]
+            if f.get("hand"):
+                upcoming = None
+            elif f.get("position") is not None:
+                upcoming = int(f["position"])
+            self.seen[n] = upcoming
 
     @classmethod
     def load(cls, path: Path, board: Board[Any]) -> "TruthReader":
@@ -182,12 +197,14 @@ class TruthReader:
         return cls(positions, frames, pose_from_truth(data))
 
     def read(self, frame: Frame) -> Reading:
-        truth = self.frames[frame.index] if frame.index < len(self.frames) else {}
-        if truth.get("hand"):
-            return Reading(None, hand=True)
-        if truth.get("position") is None:
+        if frame.index >= len(self.frames):
             return Reading(None)
-        return Reading(Observation(dict(self.positions[truth["position"]])), overlay=self.pose)
+        if self.frames[frame.index].get("hand"):
+            return Reading(None, hand=True)
+        seen = self.seen[frame.index]
+        if seen is None:
+            return Reading(None)
+        return Reading(Observation(dict(self.positions[seen])), overlay=self.pose)
 
 
 class ObservationLog(FrameSource):
