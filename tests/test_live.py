@@ -5,6 +5,7 @@ turns), on a rendered video, and the window's picture."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -212,6 +213,9 @@ def test_bad_input_is_one_line_errors(cli, tmp_path):
     assert out.returncode == 2 and "z9" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     out = cli("replay", bad, "--json")
     assert out.returncode == 2 and "--game" in out.stderr
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):  # headless: no window to open
+        out = cli("replay", CLIP, "--game", "accasta", "--journal", tmp_path / "j")
+        assert out.returncode == 2 and "--no-window" in out.stderr and not (tmp_path / "j").exists()
 
 
 def test_window_picture_shows_camera_board_moves_and_message(tmp_path):

@@ -250,6 +250,9 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         args.no_window = True
     if args.game is None and args.resume is None:
         raise CLIError("give --game (or --resume a journal)")
+    if not args.no_window and sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise CLIError("no display for the window: add --no-window (or --json)")
     is_log = str(spec).endswith(".jsonl")
     import cv2
 
@@ -291,7 +294,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                 if key in ("q", "quit"):
                     return False
                 if key in ("e", "export"):
-                    path = args.record or journal.path.with_suffix(".txt")
+                    path = args.record or journal.path.with_suffix(".pdn" if board.name == "dame100" else ".txt")
                     export(session, path)
                     report([Event(t, "info", f"record written to {path}", ply=board.ply)])
                     continue
