@@ -53,14 +53,21 @@ class TextReporter:
 
 
 class JsonReporter:
-    """Events as JSON lines (``{"t": .., "event": .., "turn": .., "message": ..}``) for scripts."""
+    """Events as JSON lines (``{"t": .., "event": .., "turn": .., "message": ..}``) for scripts;
+    ``info`` notes (the journal's name, the board out of view, the end of the video) go to
+    ``notes`` as text lines, so the JSON stream holds only the game's events."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, notes: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
+        self.notes = notes or sys.stderr
 
     def show(self, event: Event, session: Session) -> None:
         import json
 
+        if event.event == "info":
+            self.notes.write(format_event(event) + "\n")
+            self.notes.flush()
+            return
         self.stream.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
         self.stream.flush()
 

@@ -96,7 +96,7 @@ def test_sample_games_are_recorded_move_for_move_with_the_result(cli, tmp_path, 
     out = cli("replay", log, "--game", game, "--json", "--record", tmp_path / "record", "--journal", tmp_path / "j")
     assert out.returncode == 0, out.stderr
     evs = events(out.stdout)
-    assert {e["event"] for e in evs} <= {"turn", "partial", "end", "info"}
+    assert {e["event"] for e in evs} <= {"turn", "partial", "end"}
     assert [e["turn"] for e in evs if e["event"] == "turn"] == turns
     ends = [e for e in evs if e["event"] == "end"]
     board = new_game(game)
@@ -113,7 +113,7 @@ def test_sample_games_are_recorded_move_for_move_with_the_result(cli, tmp_path, 
 def test_the_turn_in_progress_is_announced_and_confirmed_by_the_reply(cli, tmp_path):
     turns, _ = record_turns("accasta")
     out = cli("replay", write_log(tmp_path / "g.jsonl", "accasta", turns[:4]), "--game", "accasta", "--json")
-    evs = [(e["event"], e["turn"]) for e in events(out.stdout) if e["event"] != "info"]
+    evs = [(e["event"], e["turn"]) for e in events(out.stdout)]
     # f2:+f3,+e3 is seen move by move; the last turn of the log is confirmed when the log ends
     assert evs == [("turn", "b4:2-c5"), ("turn", "e4:+e3"), ("turn", "a4:3-b4"),
                    ("partial", "f2:+f3"), ("turn", "f2:+f3,+e3")]
@@ -167,7 +167,7 @@ def test_a_game_cut_in_half_is_finished_from_its_journal(cli, tmp_path):
     (tmp_path / "b.jsonl").write_text("".join(json.dumps(e) + "\n" for e in rest[cut:]))
     out = cli("replay", tmp_path / "b.jsonl", "--resume", tmp_path / "j", "--json", "--record", tmp_path / "r")
     assert out.returncode == 0, out.stderr
-    assert "resumed" in events(out.stdout)[0]["message"]
+    assert "resumed" in out.stderr.splitlines()[0]
     assert board.read_record((tmp_path / "r").read_text()).turns == turns
     assert read_journal(tmp_path / "j").turns == turns
 
@@ -210,7 +210,8 @@ def test_bad_input_is_one_line_errors(cli, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"t": 1, "points": {"z9": "w"}}\n')
     out = cli("replay", bad, "--game", "accasta", "--json")
-    assert out.returncode == 2 and "z9" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    error = out.stderr.strip().splitlines()[-1]  # after the note naming the journal
+    assert out.returncode == 2 and error.startswith("tacticblue replay: error:") and "z9" in error
     out = cli("replay", bad, "--json")
     assert out.returncode == 2 and "--game" in out.stderr
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):  # headless: no window to open
@@ -261,7 +262,8 @@ def test_a_rendered_video_is_recorded_exactly_and_each_turn_announced_within_hal
     since = still_since(truth["frames"])
     for e in turns[:-1]:  # the last turn of the clip is confirmed by the end of the video
         assert 0 <= e["t"] - since[e["ply"]] <= 0.5
-    assert "end of video" in evs[-1]["message"]
+    assert {e["event"] for e in evs} <= {"turn", "illegal", "partial", "ambiguous", "takeback", "end"}
+    assert "end of video: the game is kept after 4 turns" in out.stderr.splitlines()[-1]
     assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == truth["turns"]
 
 
@@ -284,7 +286,7 @@ def test_a_video_cut_in_half_and_resumed_from_the_journal_gives_the_whole_game(c
     first = cli("replay", tmp_path / "a", "--game", "accasta", "--truth", tmp_path / "a.json", "--json",
                 "--journal", tmp_path / "j")
     assert first.returncode == 0, first.stderr
-    assert "the game is kept" in events(first.stdout)[-1]["message"]
+    assert "the game is kept" in first.stderr.splitlines()[-1]
     done = read_journal(tmp_path / "j").turns
     assert 0 < len(done) < len(truth["turns"]) and done == truth["turns"][:len(done)]
     second = cli("replay", tmp_path / "b", "--resume", tmp_path / "j", "--truth", tmp_path / "b.json", "--json",
@@ -318,8 +320,9 @@ def test_without_a_board_in_view_the_game_is_kept_and_the_user_told(cli, tmp_pat
         cv2.imwrite(str(frames / f"{n:03d}.png"), np.full((180, 320, 3), 120, np.uint8))
     out = cli("replay", frames, "--game", "accasta", "--json", "--journal", tmp_path / "j")
     assert out.returncode == 0, out.stderr
-    messages = [e["message"] for e in events(out.stdout)]
-    assert any("not in view" in m for m in messages) and "end of frames" in messages[-1]
+    assert out.stdout == ""  # nothing happened in the game: notes only
+    notes = out.stderr.splitlines()
+    assert any("not in view" in m for m in notes) and "end of frames" in notes[-1]
     assert read_journal(tmp_path / "j").turns == []
 
 
@@ -444,9 +447,9 @@ def test_a_bumped_board_is_found_again_by_vision_and_the_game_goes_on(cli, tmp_p
     out = cli("replay", tmp_path / "f", "--game", "accasta", "--json", "--journal", tmp_path / "j")
     assert out.returncode == 0, out.stderr
     evs = events(out.stdout)
-    assert [e["message"] for e in evs if "moved" in e["message"]] == [
+    assert [m.split("note: ")[1] for m in out.stderr.splitlines() if "moved" in m] == [
         "the board was moved: found it again, the game goes on"]
-    assert not [e for e in evs if e["event"] not in ("info",)]  # the start position: nothing happened
+    assert evs == []  # the start position, read right: nothing happened
     assert read_journal(tmp_path / "j").turns == []
 
 
@@ -465,6 +468,5 @@ def test_keys_typed_in_the_terminal_are_commands(tmp_path):
     os.close(controller)
     os.close(terminal)
     assert out.returncode == 0, out.stderr
-    messages = [e["message"] for e in events(out.stdout) if e["event"] == "info"]
-    assert any(m.startswith("unknown command 'zz'") for m in messages)
-    assert "nothing to take back" in messages
+    notes = out.stderr
+    assert "note: unknown command 'zz'" in notes and "note: nothing to take back" in notes
