@@ -378,7 +378,7 @@ def test_an_ambiguous_board_lists_the_candidates_and_the_players_confirm_one(cli
     assert read_journal(tmp_path / "j").turns == turns[:18]
 
 
-@pytest.mark.parametrize("game", ["abande", "attangle"])
+@pytest.mark.parametrize("game", ["abande", "attangle", "dame100"])
 def test_whole_sample_games_on_rendered_video_are_recorded_exactly(cli, tmp_path, game):
     video = ROOT / "tests" / "data" / "live" / f"{game}-game.mp4"
     turns, _ = record_turns(game)
