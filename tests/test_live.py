@@ -470,3 +470,40 @@ def test_keys_typed_in_the_terminal_are_commands(tmp_path):
     assert out.returncode == 0, out.stderr
     notes = out.stderr
     assert "note: unknown command 'zz'" in notes and "note: nothing to take back" in notes
+
+
+def test_an_illegal_move_on_video_is_reported_and_nothing_false_recorded(cli, tmp_path):
+    """Rendered frames: the start, an illegal move (a pile jumps across the board), the board
+    put back, then a legal turn; the truth file names the board of every frame."""
+    from dataclasses import replace
+
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import camera_truth, random_scene, render_image
+
+    board = new_game("accasta")
+    start = board.visible()
+    wrong = {**start, "a4": "", "e4": start["e4"] + start["a4"]}
+    legal = board_after("accasta", ["b4:2-c5"]).visible()
+    rng = np.random.default_rng(9)
+    scene = random_scene("accasta", rng, points=start, size=(320, 180), top_down=False)
+    look = random_photo_look(rng)
+    (tmp_path / "f").mkdir()
+    frames = []
+    for k, points in enumerate([start, wrong, start, legal]):
+        image = render_image(replace(scene, points=points), look, rng)
+        for _ in range(20):  # two thirds of a second of stillness at 30 fps
+            n = len(frames)
+            cv2.imwrite(str(tmp_path / "f" / f"{n:04d}.png"), image)
+            frames.append({"index": n, "time": n / 30, "hand": False, "position": k})
+    truth = {"game": "accasta", "positions": [start, wrong, start, legal], "frames": frames,
+             "camera": camera_truth(scene.pose)}
+    (tmp_path / "truth.json").write_text(json.dumps(truth))
+    out = cli("replay", tmp_path / "f", "--game", "accasta", "--truth", tmp_path / "truth.json", "--json",
+              "--journal", tmp_path / "j", "--record", tmp_path / "r")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert [e["event"] for e in evs] == ["illegal", "turn"]
+    assert evs[0]["put_back"] == {"a4": start["a4"], "e4": start["e4"]}
+    assert evs[1]["turn"] == "b4:2-c5"
+    assert read_journal(tmp_path / "j").turns == ["b4:2-c5"]
+    assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == ["b4:2-c5"]
