@@ -23,8 +23,15 @@ BOARD_DISTANCE = 8.0
 pixel is board: lightness is left out, since shading changes it across the board."""
 
 
+def _skin(ycc: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels of a YCrCb image."""
+    return (ycc[..., 1] >= SKIN_CR[0]) & (ycc[..., 1] <= SKIN_CR[1]) & \
+        (ycc[..., 2] >= SKIN_CB[0]) & (ycc[..., 2] <= SKIN_CB[1]) & (ycc[..., 0] > 30)
+
+
 def board_palette(image: np.ndarray, pose: BoardPose, geometry: Geometry, colours: int = 4) -> np.ndarray:
-    """The board's colours in this frame (Lab, ``colours`` x 3), sampled between the points."""
+    """The board's colours in this frame (Lab, ``colours`` x 3), sampled between the points and
+    along the border."""
     pos = np.array(list(geometry.positions_mm(pose.spec).values()))
     d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
     np.fill_diagonal(d, np.inf)
@@ -33,13 +40,21 @@ def board_palette(image: np.ndarray, pose: BoardPose, geometry: Geometry, colour
     offsets = np.array([[0.5, 0.0], [0.0, 0.5], [0.5, 0.5], [-0.5, 0.5]]) * spacing
     pts = (pos[:, None] + offsets[None]).reshape(-1, 2)
     far = np.min(np.hypot(*(pts[:, None] - pos[None]).transpose(2, 0, 1)), axis=1) > 0.45 * spacing
-    px = pose.project(pts[far])
+    # ... and along the border, inside the board's edge (frame or margin: no points there).
+    outline = np.array(board_outline_mm(pose.kind, pose.spec)) * 0.97
+    t = np.linspace(0, 1, 16, endpoint=False)[:, None]
+    border = np.vstack([a + t * (b - a) for a, b in zip(outline, np.roll(outline, -1, axis=0))])
+    px = pose.project(np.vstack([pts[far], border]))
     h, w = image.shape[:2]
     ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     px = px[ok].astype(int)
-    if len(px) < colours:
+    bgr = image[px[:, 1], px[:, 0]].reshape(-1, 1, 3)
+    skin = _skin(cv2.cvtColor(bgr, cv2.COLOR_BGR2YCrCb)).ravel()
+    if skin.mean() < 0.2:  # a skin-coloured small minority is a hand over the board, not the board's print
+        bgr = bgr[~skin]
+    if len(bgr) < colours:
         return np.zeros((0, 3), np.float32)
-    lab = cv2.cvtColor(image[px[:, 1], px[:, 0]].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
     _, _, centres = cv2.kmeans(lab, colours, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
     return centres
@@ -54,9 +69,7 @@ def hand_mask(image: np.ndarray, pose: BoardPose, geometry: Geometry, min_area_p
     outline = pose.project(np.array(board_outline_mm(pose.kind, pose.spec)))
     region = np.zeros((h, w), np.uint8)
     cv2.fillPoly(region, [np.round(outline).astype(np.int32)], 255)
-    ycc = cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb)
-    skin = (ycc[..., 1] >= SKIN_CR[0]) & (ycc[..., 1] <= SKIN_CR[1]) & \
-        (ycc[..., 2] >= SKIN_CB[0]) & (ycc[..., 2] <= SKIN_CB[1]) & (ycc[..., 0] > 30) & (region > 0)
+    skin = _skin(cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb)) & (region > 0)
     if not skin.any():
         return skin
     palette = board_palette(image, pose, geometry)

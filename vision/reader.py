@@ -24,8 +24,8 @@ from vision.colours import ColourModel, brightness
 from vision.hands import hand_mask
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, read_heights
 
-MIN_SHARPNESS = 6.0
-"""Below this edge strength (grey levels per pixel) the frame is too blurred to read."""
+MIN_SHARPNESS = 0.08
+"""Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read."""
 MIN_IN_VIEW = 0.6
 """A point with less of its samples inside the frame than this is not read."""
 FLAT_SIDE_PX = 1.5

@@ -219,7 +219,7 @@ class StackModel:
 EDGE_COHERENCE = 0.85
 """An outline sample counts as an edge where the grey-level gradient points along the
 outline's normal within about 30 degrees (board lines and cell borders run other ways)."""
-EDGE_SHARE = 0.25
+EDGE_SHARE = 0.15
 """... and where it is at least this share of the frame's typical strong edge."""
 
 
@@ -230,15 +230,20 @@ class FrameSamples:
     colour: np.ndarray
     grad: np.ndarray
     sharpness: float
-    """Grey levels per pixel across the frame's strong edges (95th percentile of the gradient
-    at the samples): low in a blurred or very dark frame."""
+    """How steep the frame's strong edges are for its contrast: the 95th percentile of the
+    gradient (grey levels per pixel) over the 5-95 percentile range of grey levels at the
+    samples.  Sharp photos are above 0.1; a blur of a few pixels brings it under 0.08."""
 
     @classmethod
     def of(cls, model: StackModel, image: np.ndarray) -> "FrameSamples":
         colour, grad = model.sample(image)
-        mag = np.linalg.norm(grad, axis=1)
-        sharpness = float(np.percentile(mag[model.in_frame], 95)) if model.in_frame.any() else 0.0
-        return cls(colour / 255.0, grad / max(sharpness, 4.0), sharpness)
+        mag = np.linalg.norm(grad, axis=1)[model.in_frame]
+        if len(mag) == 0:
+            return cls(colour / 255.0, grad, 0.0)
+        edge = float(np.percentile(mag, 95))
+        grey = colour.mean(axis=1)[model.in_frame]
+        spread = max(float(np.percentile(grey, 95) - np.percentile(grey, 5)), 1.0)
+        return cls(colour / 255.0, grad / max(edge, 4.0), edge / spread)
 
 
 def outline_evidence(model: StackModel, frame: FrameSamples, i: int, outline: np.ndarray,
@@ -300,7 +305,8 @@ def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndar
                    near[0][0] if h else 0.0, near[0][1] if h else 0.0, near[h][0] if h else 0.0,
                    near[h][1] if h else 0.0,
                    min(near[k][0] for k in range(1, h + 1)) if h else 0.0,
-                   near[h + 1][0] if h < H else 0.0]
+                   near[h + 1][0] if h < H else 0.0,
+                   near[0][2] if h else 1.0, min((side[k][2] for k in range(h)), default=1.0)]
     return rows
 
 
@@ -308,10 +314,10 @@ FEATURES = ("empty", "rim_edge", "rim_contrast", "above_rim_edge", "above_rim_co
             "side_edge_min", "side_contrast_min", "above_side_edge", "above_side_contrast", "rim_visible",
             "band_spread_max", "cap_band_mismatch", "height_share",
             "foot_edge", "foot_contrast", "near_rim_edge", "near_rim_contrast",
-            "groove_edge_min", "above_near_rim_edge")
+            "groove_edge_min", "above_near_rim_edge", "foot_visible", "side_visible_min")
 
-HEIGHT_WEIGHTS = np.array([7.215, 2.190, 3.984, 0.281, 0.283, 1.317, 1.125, -0.024, -1.602, -0.609, -1.373, -0.318,
-                           -2.147, 2.041, 3.111, 2.153, 0.730, 1.410, -0.511])
+HEIGHT_WEIGHTS = np.array([8.702, 2.845, 3.690, -0.160, 0.569, 1.472, 0.978, 0.329, -1.581, -0.317, -1.296, -0.093,
+                           -0.052, 0.523, 3.246, 2.783, 0.744, 1.575, -0.275, -0.479, -0.567])
 """How much each of :data:`FEATURES` counts for a height: a multinomial logistic regression
 fitted by ``tools/fit_stack_weights.py`` on rendered scenes of every stacking game (the
 figures are in the notes of benchmarks/vision.py)."""
