@@ -20,7 +20,7 @@ import numpy as np
 import rules
 from calibration.camera import BoardPose
 from rules.infer import Observation
-from vision.colours import ColourModel, brightness
+from vision.colours import ColourModel, brightness, reference_brightness
 from vision.hands import hand_mask
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, read_heights
 
@@ -91,7 +91,7 @@ class StackReader:
                     continue
                 if len(idx):
                     levels[(i, k)] = float(np.median(brightness(frame.colour[s + idx])))
-        colours = ColourModel.fit(np.array(list(levels.values())))
+        colours = ColourModel.fit(np.array(list(levels.values())), reference_brightness(frame))
         points: dict[str, str] = {}
         confidence: dict[str, float] = {}
         for i, name in enumerate(names):
