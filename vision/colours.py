@@ -29,7 +29,7 @@ import numpy as np
 
 MIN_RATIO = 1.6
 """Two brightness groups at least this far apart (a factor) ..."""
-MIN_SEPARATION = 2.5
+MIN_SEPARATION = 1.5
 """... and this many times their spreads apart are two colours; otherwise one colour."""
 SINGLE_SPLIT = 0.45
 """Brightness, as a share of the frame's reference brightness, splitting the colours when
