@@ -67,9 +67,12 @@ def hand_mask(image: np.ndarray, pose: BoardPose, geometry: Geometry, min_area_p
     hand is far larger than any spot of odd colour on the board)."""
     h, w = image.shape[:2]
     outline = pose.project(np.array(board_outline_mm(pose.kind, pose.spec)))
+    x0, y0 = np.clip(np.floor(outline.min(0)).astype(int), 0, [w - 1, h - 1])
+    x1, y1 = np.clip(np.ceil(outline.max(0)).astype(int) + 1, [x0 + 1, y0 + 1], [w, h])
     region = np.zeros((h, w), np.uint8)
     cv2.fillPoly(region, [np.round(outline).astype(np.int32)], 255)
-    skin = _skin(cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb)) & (region > 0)
+    skin = np.zeros((h, w), bool)
+    skin[y0:y1, x0:x1] = _skin(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2YCrCb)) & (region[y0:y1, x0:x1] > 0)
     if not skin.any():
         return skin
     palette = board_palette(image, pose, geometry)
