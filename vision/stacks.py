@@ -41,7 +41,7 @@ RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
 """Where on the far rim to look, degrees from the direction straight away from the camera."""
 FRONT_ANGLES_DEG = np.array([-40.0, -20.0, 0.0, 20.0, 40.0])
 """Where on a layer's side to read its colour, degrees from the direction towards the camera."""
-RADIAL_MM = np.array([-3.0, -1.5, 0.0, 1.5, 3.0])
+RADIAL_MM = np.array([-1.5, -0.75, 0.0, 0.75, 1.5])
 """Offsets (mm) around an expected outline where its edge is looked for: discs sit a
 few millimetres off their point."""
 SILHOUETTE_MARGIN_MM = 2.5
@@ -358,8 +358,8 @@ FEATURES = ("empty", "rim_edge", "rim_contrast", "above_rim_edge", "above_rim_co
             "foot_edge", "foot_contrast", "near_rim_edge", "near_rim_contrast",
             "groove_edge_min", "above_near_rim_edge", "foot_visible", "side_visible_min")
 
-HEIGHT_WEIGHTS = np.array([8.702, 2.845, 3.690, -0.160, 0.569, 1.472, 0.978, 0.329, -1.581, -0.317, -1.296, -0.093,
-                           -0.052, 0.523, 3.246, 2.783, 0.744, 1.575, -0.275, -0.479, -0.567])
+HEIGHT_WEIGHTS = np.array([7.414, 2.906, 3.601, 0.248, 0.276, 1.735, 0.714, -0.134, -0.853, -0.180, -0.879,
+                           -0.133, -0.682, 2.799, 1.730, 2.788, 0.335, 0.738, -1.099, -0.500, -0.263])
 """How much each of :data:`FEATURES` counts for a height: a multinomial logistic regression
 fitted by ``tools/fit_stack_weights.py`` on rendered scenes of every stacking game (the
 figures are in the notes of benchmarks/vision.py)."""
