@@ -66,7 +66,7 @@ class Observation:
     anything; ``confidence`` (0..1) defaults to 1 for every point given.
 
     >>> obs = Observation({"d4": "w?", "d5": ""}, {"d5": 0.3})
-    >>> obs.conf("d4"), obs.conf("d5"), obs.low("d5")
+    >>> obs.conf("d4"), obs.conf("d5"), Observation.from_json(obs.to_json()) == obs
     (1.0, 0.3, True)
     """
 
@@ -75,9 +75,6 @@ class Observation:
 
     def conf(self, point: str) -> float:
         return self.confidence.get(point, 1.0)
-
-    def low(self, point: str, threshold: float = LOW_CONFIDENCE) -> bool:
-        return self.conf(point) < threshold
 
     @classmethod
     def from_json(cls, data: Any) -> "Observation":
@@ -342,7 +339,18 @@ class GameState:
     Accasta turn of one or two moves); it is confirmed when it cannot go on, when the
     opponent starts to move, or on an explicit "turn done" (:meth:`turn_done`).
 
-    :meth:`update` infers a turn from an observation and applies what is certain."""
+    :meth:`update` infers a turn from an observation and applies what is certain.
+
+    >>> from rules import new_game
+    >>> state, camera = GameState(new_game("accasta")), new_game("accasta")
+    >>> _ = camera.push_notation("b4:2-c5")
+    >>> state.update(Observation(camera.visible())).message
+    'white played b4:2-c5 (same position as b4:-c5,+c5)'
+    >>> _ = camera.push_notation("f4:-e5")  # Black's turn could go on: it stays pending
+    >>> r = state.update(Observation(camera.visible()))
+    >>> r.message, state.board.ply, state.pending is not None
+    ('black played f4:-e5; the turn may go on', 1, True)
+    """
 
     def __init__(self, board: Board[Any], low_confidence: float = LOW_CONFIDENCE) -> None:
         self.board = board
