@@ -52,6 +52,9 @@ Kind = Literal["turn", "partial", "ambiguous", "illegal", "unchanged", "restored
 LOW_CONFIDENCE = 0.5
 """A point read with confidence below this may be overruled by an otherwise unique turn."""
 
+MAX_CANDIDATES = 12
+"""Ambiguous and partial answers list at most this many readings, best first."""
+
 Changes = dict[int, str]
 """Point index -> stack after the turn, for the points a turn changes."""
 
@@ -635,9 +638,10 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
         if best.may_continue and not done:
             msg += "; the turn may go on"
         return Inference("turn", msg, cands, best.differences, confirmed=done or not best.may_continue)
-    cands = tuple(candidate(min(g, key=rank)) for g in groups)
-    return Inference("ambiguous", f"{len(cands)} turns fit what can be seen: "
-                     + ", ".join(c.notation for c in cands), cands)
+    cands = tuple(candidate(min(g, key=rank)) for g in groups[:MAX_CANDIDATES])
+    more = f" and {len(groups) - len(cands)} more" if len(groups) > len(cands) else ""
+    return Inference("ambiguous", f"{len(groups)} turns fit what can be seen: "
+                     + ", ".join(c.notation for c in cands) + more, cands)
 
 
 def _prefix_notations(state: GameState, prefix: tuple[Any, ...]) -> tuple[str, ...]:
@@ -735,11 +739,13 @@ def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, .
         return None
     found.sort(key=lambda c: (len(c.remaining), _length(c.turns[-1]), c.notation))
     who = COLOUR_NAMES[board.turn]
-    if len(found) == 1:
+    total = len(found)
+    found = found[:MAX_CANDIDATES]
+    if total == 1:
         msg = f"{who} is playing {found[0].notations[-1]}; still to do: {'; '.join(found[0].remaining)}"
     else:
-        msg = (f"{who} has started one of {len(found)} turns: "
-               + ", ".join(c.notations[-1] for c in found[:8]) + (" ..." if len(found) > 8 else ""))
+        msg = (f"{who} has started one of {total} turns: " + ", ".join(c.notations[-1] for c in found)
+               + (f" and {total - len(found)} more" if total > len(found) else ""))
     if prefix:
         msg = f"{' '.join(prefix_notes)} confirmed; {msg}"
     return Inference("partial", msg, tuple(found))
