@@ -19,9 +19,9 @@ from tacticblue.commands import CLIError
 
 COMMAND_MODULES: tuple[str, ...] = (
     "rules",
+    "panel",
     "scenes",
     "calibrate",
-    "panel",
     "read",
 )
 

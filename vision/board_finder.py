@@ -7,8 +7,12 @@ API (used by the CLI, the live session and stack reading)::
     pose = find_board(image, "square", camera, white_side="left",
                       start=(geometry, {"a1": "w", ...}))   # orientation from the pieces
 
-    from vision.board_finder import check_pose
-    check_pose(image, pose).fits                         # cheap per-frame check (see vision.tracking)
+    from vision.tracking import BoardTracker, check_pose
+    check_pose(image, pose).support                      # cheap per-frame check
+    BoardTracker(pose).update(frame).status              # "steady" | "moved" (re-found) | "lost"
+
+    from vision.board_finder import locate_board
+    locate_board(image, "hex").fit.support               # the same, with the grid evidence
 
 ``image`` is a BGR ``uint8`` array (as ``cv2.imread`` gives), ``camera`` a
 :class:`calibration.camera.CameraModel` for this image size or ``None`` (then the focal
@@ -18,23 +22,28 @@ not possible, e.g. straight from above).  The returned pose maps the board frame
 
 How it works (nothing depends on the board's colours: only on its printed lines):
 
-1. **Outline.** Colour edges (Canny on each channel of a downscaled frame) are traced
-   into contours; the convex hull of each large one is fitted with a hexagon (hex side)
-   or a quadrilateral (square side).  The hull bridges the notches pieces cut into the
-   outline, and a cut corner is recovered by extending its neighbours.
+1. **Outline.** Colour edges (Canny on each channel of a downscaled frame, at three
+   sensitivities) are traced into contours; the convex hull of each large one gives
+   rough board homographies in three stages: a hexagon (hex side) or quadrilateral
+   (square side) fitted to it; four consecutive corners of a hexagon whose far side
+   pieces hide; and a square slab (a side cut by the picture's edge is extended) with
+   the border somewhere inside it, its size searched.  The hull bridges the notches
+   pieces cut into an outline.  Each stage's hypotheses are ranked by a quick probe.
 2. **Lock on the grid.** Each outline hypothesis gives a homography from the printed
    border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
-   image probed across each line at many places for the strongest colour edge or thin
-   line; the homography is refitted to these observations (every observation must lie
+   image probed across each line at many places for the nearest strong colour edge or
+   thin line; the homography is refitted to these observations (every observation must lie
    on its line: a linear equation in the inverse homography) with Tukey weights, which
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
-   0.4 of a line spacing to 3 px.
-3. **Verify.** The fit is accepted only if enough probes see a sharp edge within 1.5 px of
-   their line, all over the board, and better than the grid moved by one line in any
-   direction; otherwise :class:`BoardNotFound`.  A wrong grid is never returned silently.
+   0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
+3. **Verify.** The fit is accepted only if the board looks plausible (in front of the
+   camera, convex, seen from above), 80 % of it is in the picture, 45 % of the probes
+   see a sharp edge within 1.5 px of their line in at least three quarters of the board,
+   and it beats the grid moved by one line in any direction; otherwise
+   :class:`BoardNotFound`.  The pose must also explain the crossings to within 3 px.
 4. **Pose.** The image lines are fitted one by one and crossed at the keypoints (hex
-   points, cell corners); ``cv2.solvePnPRansac`` + ``solvePnPRefineLM`` on all of them
-   give the pose.
+   points, cell corners); ``cv2.solvePnP`` (IPPE) on all of them, again without the
+   crossings it cannot explain, then ``cv2.solvePnPRefineLM`` give the pose.
 5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
    chosen by ``white_side`` (``near``: the border edge nearest the camera) or, when a
    known position (e.g. the start position) is given and the piece colours are decisive,
@@ -45,20 +54,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import cv2
 import numpy as np
 
+from calibration.board_file import WHITE_SIDES
 from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.board_model import BoardModel, board_model
 
-WHITE_SIDES = ("near", "far", "left", "right")
 OUTLINE_WIDTH = 640
 """Frames are searched for outlines at this width (pixels)."""
-MIN_SUPPORT = 0.35
+MIN_SUPPORT = 0.45
 """Fraction of the probes inside the image that must see their line for a board to count."""
+FINAL_RADIUS = 3.0
+"""Search window (px) of the last lock-on rounds."""
+MAX_TRIES = 6
+"""At most this many rough hypotheses are locked on (the costly step), best first."""
+GOOD_SUPPORT = 0.7
+"""A fit this well supported ends the search early."""
 MIN_VISIBLE = 0.8
 """Fraction of the probes that must fall inside the image (else: board not fully in view)."""
 TOLERANCE_PX = 1.5
@@ -67,6 +82,13 @@ PEAKINESS = 2.5
 """An edge counts only if it is this many times the median edge strength across the probe."""
 
 
+MIN_ELEVATION_DEG = 12.0
+"""Flatter views than this are not a board a camera can read (and are refused as implausible)."""
+PIECES_MIN_CORRELATION = 0.6
+PIECES_MARGIN = 0.25
+"""How clearly the pieces must show White's side before they overrule ``white_side``."""
+NEAREST_PEAK = 0.5
+"""A probe takes the nearest edge at least this strong relative to its strongest."""
 HALF = 4
 """Half-width (px) of the window whose centre of edge strength locates a line: both edges of
 a thin printed line, or a single colour edge."""
@@ -124,7 +146,13 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     mag = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
     mag = 0.25 * mag[:, :-2] + 0.5 * mag[:, 1:-1] + 0.25 * mag[:, 2:]  # t = -R .. R
     coarse = cv2.filter2D(mag, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
-    k = R - r + np.argmax(coarse[:, R - r:R + r + 1], axis=1)  # index of the strongest blob
+    # The blob nearest the line's predicted place among the strong ones (at least half the
+    # strongest): a piece's rim beside the line must not pull the fit away from it.
+    win = coarse[:, R - r - 1:R + r + 2]
+    inner = win[:, 1:-1]
+    peaks = (inner >= win[:, :-2]) & (inner >= win[:, 2:]) & (inner >= NEAREST_PEAK * inner.max(axis=1, keepdims=True))
+    distance = np.where(peaks, np.abs(np.arange(-r, r + 1))[None, :], 10 * r + 10)
+    k = R - r + np.argmin(distance + 1e-3 * (inner.max(axis=1, keepdims=True) - inner), axis=1)
     background = np.median(mag, axis=1)
     cols = k[:, None] + np.arange(-HALF, HALF + 1)
     w = np.clip(np.take_along_axis(mag, cols, axis=1) - background[:, None], 0, None)
@@ -136,11 +164,11 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     return offset, ratio
 
 
-def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float):
-    """Probe every model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
+def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1):
+    """Probe every ``step``-th model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
     h, w = image.shape[:2]
-    centres = _apply(H, model.samples)
-    normals = _project_lines(H, model)[model.sample_line, :2]
+    centres = _apply(H, model.samples[::step])
+    normals = _project_lines(H, model)[model.sample_line[::step], :2]
     m = radius + 3
     inside = (centres[:, 0] > m) & (centres[:, 0] < w - 1 - m) & (centres[:, 1] > m) & (centres[:, 1] < h - 1 - m)
     offsets = np.full(len(centres), np.nan)
@@ -187,15 +215,34 @@ def _fit_homography(H0: np.ndarray, obs: np.ndarray, lines: np.ndarray, c_px: fl
     return H / H[2, 2]
 
 
+def plausible(H: np.ndarray, model: BoardModel, image_size: tuple[int, int]) -> bool:
+    """Whether ``H`` shows the board as a board can look: in front of the camera, seen from
+    above (clockwise border on screen), convex, and neither a speck nor far bigger than the frame."""
+    p = np.hstack([model.outline, np.ones((len(model.outline), 1))]) @ H.T
+    if not (np.all(p[:, 2] > 0) or np.all(p[:, 2] < 0)):
+        return False
+    poly = p[:, :2] / p[:, 2:3]
+    area = -_signed_area(poly)
+    w, h = image_size
+    return bool(0.005 * w * h <= area <= 4.0 * w * h and cv2.isContourConvex(poly.astype(np.float32)))
+
+
 def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence[float]) -> np.ndarray:
     """Lock ``H`` on the printed lines, probing with shrinking windows."""
+    size = (image.shape[1], image.shape[0])
     for r in radii:
+        if not plausible(H, model, size):
+            raise BoardNotFound("board not found: the grid fit collapsed")
         centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r)
         ok = np.isfinite(offsets) & (ratios >= PEAKINESS * 0.8)
+        if r <= FINAL_RADIUS:  # locked on: the grid alone sets the final fit
+            ok &= ~model.on_border
         if ok.sum() < 12:
             raise BoardNotFound("board not found: too few grid lines visible")
         obs = centres[ok] + offsets[ok, None] * normals[ok]
         H = _fit_homography(H, obs, model.lines[model.sample_line[ok]], c_px=max(1.5, 0.6 * r))
+    if not plausible(H, model, size):
+        raise BoardNotFound("board not found: the grid fit collapsed")
     return H
 
 
@@ -236,14 +283,14 @@ def _translate(H: np.ndarray, v: np.ndarray) -> np.ndarray:
 def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
     """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
     r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
-    radii = [r for r in (r0, r0 / 2, r0 / 4) if r > 3] + [3.0, 3.0]
+    radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > FINAL_RADIUS] + [FINAL_RADIUS, FINAL_RADIUS]
     fit = _evaluate(image, _refine(image, H0, model, radii), model)
     for _ in range(3):  # is the grid one line off?
         shifted = [_evaluate(image, _translate(fit.H, v), model) for v in _lattice_shifts(model)]
         best = max(shifted, key=lambda f: f.support)
         if best.support <= fit.support + 0.02:
             break
-        fit = _evaluate(image, _refine(image, best.H, model, [3.0, 3.0]), model)
+        fit = _evaluate(image, _refine(image, best.H, model, [FINAL_RADIUS, FINAL_RADIUS]), model)
     return fit
 
 
@@ -272,22 +319,38 @@ def _intersect(p1, p2, q1, q2) -> np.ndarray | None:
     return None if abs(x[2]) < 1e-9 else x[:2] / x[2]
 
 
-def fit_polygon(hull: np.ndarray, n: int) -> np.ndarray | None:
-    """An n-gon approximating a convex hull (K x 2): corners found or recovered by extending sides."""
+def _on_frame(poly: np.ndarray, frame: tuple[int, int] | None) -> np.ndarray:
+    """Which sides (poly[i] - poly[i+1]) run along the picture's edge: cut off there, not real."""
+    if frame is None:
+        return np.zeros(len(poly), bool)
+    w, h = frame
+    q = np.roll(poly, -1, axis=0)
+    near = lambda a, v: np.abs(a - v) < 6  # noqa: E731 - tiny local helper (hulls come from a downscaled frame)
+    return ((near(poly[:, 0], 0) & near(q[:, 0], 0)) | (near(poly[:, 0], w - 1) & near(q[:, 0], w - 1))
+            | (near(poly[:, 1], 0) & near(q[:, 1], 0)) | (near(poly[:, 1], h - 1) & near(q[:, 1], h - 1)))
+
+
+def fit_polygon(hull: np.ndarray, n: int, frame: tuple[int, int] | None = None) -> np.ndarray | None:
+    """An n-gon approximating a convex hull (K x 2): corners found or recovered by extending sides.
+
+    Sides along the picture's edge (``frame`` = (w, h)) are dropped first: a corner outside
+    the picture is where its two neighbouring sides meet."""
     peri = cv2.arcLength(hull.astype(np.float32), True)
     poly = None
     for eps in np.geomspace(0.004, 0.08, 14):
         approx = cv2.approxPolyDP(hull.astype(np.float32), eps * peri, True).reshape(-1, 2).astype(float)
-        if len(approx) < n:
+        if len(approx) - int(_on_frame(approx, frame).sum()) < n:
             break
         poly = approx
-        if len(approx) == n:
+        if len(approx) - int(_on_frame(approx, frame).sum()) == n:
             break
     if poly is None:
         return None
-    while len(poly) > n:  # drop the shortest side, meeting its neighbours where they cross
+    while len(poly) > n:  # drop a cut or the shortest side, meeting its neighbours where they cross
+        cut = _on_frame(poly, frame)
         lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
-        poly = np.roll(poly, -int(np.argmin(lengths)), axis=0)  # shortest side: poly[0] - poly[1]
+        i = int(np.argmax(cut)) if cut.any() else int(np.argmin(lengths))
+        poly = np.roll(poly, -i, axis=0)  # the side to drop: poly[0] - poly[1]
         p = _intersect(poly[-1], poly[0], poly[1], poly[2])
         if p is None:
             return None
@@ -306,43 +369,79 @@ def clockwise(corners: np.ndarray) -> np.ndarray:
     return pts[::-1] if _signed_area(pts) > 0 else pts
 
 
-def outline_candidates(image: np.ndarray, n: int, limit: int = 12) -> list[np.ndarray]:
-    """Convex n-gons (full-resolution px, clockwise in the image) that may be the printed border.
+def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
+    """Convex hulls (full-resolution px) of the large edge contours of a frame, largest first.
 
-    Largest first; near-duplicates removed."""
+    Colour edges: Canny on every channel of a downscaled, smoothed frame, so a border
+    that differs from its surroundings only in hue is found too; at three sensitivities,
+    because a textured table (wood grain) joins its edges to the board's at the finest."""
     h, w = image.shape[:2]
     scale = min(1.0, OUTLINE_WIDTH / w)
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
     small = cv2.GaussianBlur(small, (5, 5), 0)
     chans = cv2.split(small) if small.ndim == 3 else [small]
-    edges = np.zeros(small.shape[:2], np.uint8)
-    for ch in chans:
-        med = float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4
-        edges |= cv2.Canny(ch, 2.0 * med, 5.0 * med, L2gradient=True)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    meds = [float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4 for ch in chans]
     area_img = small.shape[0] * small.shape[1]
-    found: list[tuple[float, np.ndarray]] = []
-    for c in contours:
-        if len(c) < n:
+    hulls = []
+    for gain in (1.0, 2.5, 6.0):
+        edges = np.zeros(small.shape[:2], np.uint8)
+        for ch, med in zip(chans, meds):
+            edges |= cv2.Canny(ch, 2.0 * gain * med, 5.0 * gain * med, L2gradient=True)
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        level = []
+        for c in contours:
+            hull = cv2.convexHull(c).reshape(-1, 2)
+            area = cv2.contourArea(hull)
+            if len(hull) >= 4 and 0.01 * area_img <= area <= 0.95 * area_img:
+                level.append((area, hull.astype(float) / scale))
+        level.sort(key=lambda t: -t[0])
+        hulls += [hull for _, hull in level[:limit]]
+    return hulls
+
+
+def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray | None:
+    """An n-gon for a hull, clockwise on screen, if it covers most of the hull and is convex."""
+    poly = fit_polygon(hull, n, frame)
+    if poly is None or not cv2.isContourConvex(poly.astype(np.float32)):
+        return None
+    if abs(_signed_area(poly)) < 0.7 * cv2.contourArea(hull.astype(np.float32)) or abs(_signed_area(poly)) > 20 * frame[0] * frame[1]:
+        return None
+    return poly[::-1] if _signed_area(poly) > 0 else poly
+
+
+def outline_candidates(image: np.ndarray, n: int, hulls: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    """Convex n-gons (full-resolution px, clockwise on screen) that may be the printed border.
+
+    Near-duplicates removed."""
+    frame = (image.shape[1], image.shape[0])
+    found: list[np.ndarray] = []
+    for hull in _large_hulls(image) if hulls is None else hulls:
+        poly = _as_polygon(hull, n, frame)
+        if poly is None or any(np.abs(poly[:, None] - q[None]).max(axis=2).min(axis=1).max() < 6 for q in found):
             continue
-        hull = cv2.convexHull(c).reshape(-1, 2)
-        area = cv2.contourArea(hull)
-        if not 0.01 * area_img <= area <= 0.95 * area_img:
-            continue
-        poly = fit_polygon(hull, n)
-        if poly is None or not cv2.isContourConvex(poly.astype(np.float32)):
-            continue
-        if abs(_signed_area(poly)) < 0.7 * area:
-            continue
-        if _signed_area(poly) > 0:
-            poly = poly[::-1]
-        poly = poly / scale
-        if any(np.abs(poly[:, None] - q[None]).max(axis=2).min(axis=1).max() < 6 for _, q in found):
-            continue
-        found.append((area, poly))
-    found.sort(key=lambda t: -t[0])
-    return [p for _, p in found[:limit]]
+        found.append(poly)
+    return found
+
+
+def _corner_runs(model: BoardModel, hulls: list[np.ndarray]) -> list[np.ndarray]:
+    """Homographies from four consecutive corners of a border partly hidden by pieces.
+
+    Stacks near the far edge stick out over the border and bend the outline's far
+    side, but the border nearer the camera stays whole: any four consecutive corners
+    of a hexagon fix the board plane."""
+    out = []
+    for hull in hulls:
+        for m in range(model.symmetry, model.symmetry + 3):
+            poly = fit_polygon(hull, m)
+            if poly is None or len(poly) != m:
+                continue
+            poly = poly[::-1] if _signed_area(poly) > 0 else poly
+            for i in range(m):
+                H, _ = cv2.findHomography(model.outline[:4], np.roll(poly, -i, axis=0)[:4])
+                if H is not None:
+                    out.append(H)
+    return out
 
 
 # --------------------------------------------------------------------------- pose
@@ -383,17 +482,29 @@ def _camera_for(H: np.ndarray, image_size: tuple[int, int], model: BoardModel) -
 
 def _pose_from_points(obj_mm: np.ndarray, img_px: np.ndarray, camera: CameraModel, model: BoardModel,
                       spec: BoardSpec = DEFAULT_SPEC) -> BoardPose | None:
-    """Pose from matched board points and *undistorted* pixels: RANSAC, then Levenberg-Marquardt."""
+    """Pose from matched board points and *undistorted* pixels, robust to outliers.
+
+    ``cv2.solvePnP`` (IPPE, exact for a plane) on all points, then again without the
+    points it cannot explain (reprojection error over 3 px and 3 x the median), then
+    Levenberg-Marquardt (``cv2.solvePnPRefineLM``) on the inliers."""
     obj = np.hstack([obj_mm, np.zeros((len(obj_mm), 1))]).astype(np.float64)
-    img = img_px.astype(np.float64).reshape(-1, 1, 2)
-    ok, rvec, tvec = cv2.solvePnP(obj, img, camera.K, None, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
+    img = img_px.astype(np.float64).reshape(-1, 2)
+    keep = np.ones(len(obj), bool)
+    rvec = tvec = None
+    for _ in range(3):
+        if keep.sum() < 6:
+            return None
+        ok, rvec, tvec = cv2.solvePnP(obj[keep], img[keep], camera.K, None, flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            return None
+        err = np.linalg.norm(cv2.projectPoints(obj, rvec, tvec, camera.K, None)[0].reshape(-1, 2) - img, axis=1)
+        now = err <= max(3.0, 3.0 * float(np.median(err)))
+        if np.array_equal(now, keep):
+            break
+        keep = now
+    if keep.sum() < 6 or float(np.median(err[keep])) > 3.0:
         return None
-    ok, rvec, tvec, inl = cv2.solvePnPRansac(obj, img, camera.K, None, rvec, tvec, useExtrinsicGuess=True,
-                                             reprojectionError=3.0, iterationsCount=100)
-    if not ok or inl is None or len(inl) < 6:
-        return None
-    rvec, tvec = cv2.solvePnPRefineLM(obj[inl.ravel()], img[inl.ravel()], camera.K, None, rvec, tvec)
+    rvec, tvec = cv2.solvePnPRefineLM(obj[keep], img[keep], camera.K, None, rvec, tvec)
     return BoardPose(camera, rvec.ravel(), tvec.ravel(), model.kind, spec)
 
 
@@ -424,7 +535,7 @@ def pose_from_fit(fit: GridFit, model: BoardModel, camera: CameraModel | None, i
     if len(obj) < 8:  # too few crossings seen: use the grid homography's keypoints
         obj, img = model.keypoints, _apply(fit.H, model.keypoints)
     pose = _pose_from_points(obj, img, cam_undist, model, spec)
-    if pose is None:
+    if pose is None or pose.tvec[2] <= 0 or pose.elevation_deg() < MIN_ELEVATION_DEG:
         raise BoardNotFound("board not found: no consistent pose for the grid")
     final_cam = camera if camera is not None else cam_undist
     return BoardPose(final_cam, pose.rvec, pose.tvec, model.kind, spec)
@@ -473,24 +584,28 @@ def _to_camera(pose: BoardPose, xy: np.ndarray) -> np.ndarray:
 
 def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geometry,
                       stacks: Mapping[str, str]) -> BoardPose | None:
-    """The option under which the known white tops look lighter than the black ones, if decisive."""
+    """The option under which the image best shows the known position's top colours, if decisive.
+
+    For each option the brightness at the centre of every known stack's top face is
+    correlated with its top colour (white +1, black -1): the right turn correlates
+    strongly, the others (pieces landing on other pieces, or on the board) do not."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = cv2.GaussianBlur(gray, (5, 5), 0)
     pos = geometry.positions_mm(options[0].spec)
     tops = [(pos[n], len(s), s[-1]) for n, s in stacks.items() if s and s[-1] in "wb" and n in pos]
-    if not any(t == "w" for *_, t in tops) or not any(t == "b" for *_, t in tops):
+    label = np.array([1.0 if t == "w" else -1.0 for *_, t in tops])
+    if len(tops) < 4 or abs(label.sum()) == len(label):
         return None
-    scores = []
     h = options[0].spec.piece_height_mm
+    xyz = np.array([[x, y, n * h] for (x, y), n, _ in tops])
+    scores = []
     for p in options:
-        xyz = np.array([[x, y, n * h] for (x, y), n, _ in tops])
-        px = p.project(xyz)
-        v = cv2.remap(cv2.GaussianBlur(gray, (5, 5), 0), px[:, 0:1].astype(np.float32),
-                      px[:, 1:2].astype(np.float32), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()
-        white = np.array([t == "w" for *_, t in tops])
-        scores.append(float(np.median(v[white]) - np.median(v[~white])))
+        px = p.project(xyz).astype(np.float32)
+        v = cv2.remap(gray, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()
+        scores.append(float(np.corrcoef(v, label)[0, 1]) if v.std() > 1e-6 else 0.0)
     order = np.argsort(scores)[::-1]
     best, second = scores[order[0]], scores[order[1]]
-    if best > 40 and best - max(second, 0) > 30:
+    if best >= PIECES_MIN_CORRELATION and best - second >= PIECES_MARGIN:
         return options[int(order[0])]
     return None
 
@@ -504,6 +619,57 @@ def undistort(image: np.ndarray, camera: CameraModel | None) -> np.ndarray:
     return cv2.undistort(image, camera.K, camera.dist)
 
 
+def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> float:
+    """Fraction of probes with a sharp edge near their line: a quick score for a rough hypothesis."""
+    if not plausible(H, model, (image.shape[1], image.shape[0])):
+        return 0.0
+    radius = float(np.clip(0.15 * _spacing_px(H, model), 2, 6))
+    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius, step=3)
+    return float((np.isfinite(offsets) & (ratios >= PEAKINESS)).sum()) / max(len(inside), 1)
+
+
+def _slab_hypotheses(image: np.ndarray, model: BoardModel, quad: np.ndarray, keep: int = 2) -> list[np.ndarray]:
+    """Homographies for a printed border somewhere inside a square slab seen as ``quad``.
+
+    The slab's size is not known (the hex side is printed on a square board; a square
+    side may have a margin beyond its frame), so the border's size relative to the slab
+    is searched (and, for the hex side, which pair of slab edges its corners face)."""
+    unit = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float)  # counter-clockwise, like the model
+    Hq, _ = cv2.findHomography(unit, quad)
+    if Hq is None:
+        return []
+    radius = float(np.abs(model.outline).max())
+    turns = (0, 1) if model.symmetry == 6 else (0,)
+    scored = []
+    for k in turns:
+        a = k * math.pi / 2
+        rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+        for fill in np.arange(0.5, 1.001, 0.02):
+            H = Hq @ rot @ np.diag([fill / radius, fill / radius, 1.0])
+            scored.append((_coarse_support(image, H, model), H))
+    scored.sort(key=lambda t: -t[0])
+    return [H for _, H in scored[:keep]]
+
+
+def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarray]]:
+    """Rough board homographies worth locking on, in stages from cheap to costly.
+
+    First outlines shaped like the border; then four consecutive corners of a partly
+    hidden hexagon; then square slabs with the border somewhere inside.  Each stage is
+    sorted by a quick support score and cut to the few best."""
+    hulls = _large_hulls(image)
+    polygons = outline_candidates(image, model.symmetry, hulls)
+    stages = [lambda: [H for H in (cv2.findHomography(model.outline, p)[0] for p in polygons) if H is not None]]
+    if model.symmetry > 4:
+        stages.append(lambda: _corner_runs(model, hulls[:6]))
+    quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
+    stages.append(lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)])
+    for stage in stages:
+        found = stage()
+        scored = sorted(((_coarse_support(image, H, model), i) for i, H in enumerate(found)), reverse=True)
+        yield [found[i] for score, i in scored[:MAX_TRIES] if score > 0]
+
+
 def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
               outline: np.ndarray | None = None) -> GridFit:
     """The best verified grid fit in an (undistorted) frame; ``BoardNotFound`` if none.
@@ -512,26 +678,28 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
     if image is None or image.size == 0:
         raise BoardNotFound("board not found: empty image")
     model = board_model(kind, spec)
-    candidates = [np.asarray(outline, float)] if outline is not None else outline_candidates(image, model.symmetry)
-    if not candidates:
-        raise BoardNotFound(f"board not found: no {'hexagonal' if kind == 'hex' else 'square'} outline in the picture")
+    if outline is not None:
+        H, _ = cv2.findHomography(model.outline, np.asarray(outline, float))
+        stages: Iterator[list[np.ndarray]] = iter([[H] if H is not None else []])
+    else:
+        stages = _hypotheses(image, model)
     best: GridFit | None = None
-    reason = "board not found"
-    for poly in candidates:
-        H0, _ = cv2.findHomography(model.outline, poly)
-        if H0 is None:
-            continue
-        try:
-            fit = lock_on(image, H0, model)
-        except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
-            continue
-        why = accept(fit)
-        if why is None and (best is None or fit.support > best.support):
-            best = fit
-            if fit.support > 0.7:
-                break
-        elif why is not None and best is None:
-            reason = why
+    reason = f"board not found: no {'hexagonal' if kind == 'hex' else 'square'} board outline in the picture"
+    for hypotheses in stages:
+        for H0 in hypotheses:
+            try:
+                fit = lock_on(image, H0, model)
+            except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
+                continue
+            why = accept(fit)
+            if why is None and (best is None or fit.support > best.support):
+                best = fit
+            elif why is not None and best is None:
+                reason = why
+            if best is not None and best.support > GOOD_SUPPORT:
+                return best
+        if best is not None:
+            return best
     if best is None:
         raise BoardNotFound(reason)
     return best

@@ -38,6 +38,9 @@ class BoardModel:
     """S x 2 points on the printed lines where the image is probed."""
     sample_line: np.ndarray
     """S indices into ``lines``: which line each sample lies on."""
+    on_border: np.ndarray
+    """S booleans: which samples lie on the printed border (its distance from the grid
+    varies between printings, so the final fit leaves it out)."""
     keypoints: np.ndarray
     """P x 2 points where two or more lines cross (hex points, square cell corners)."""
     keypoint_lines: np.ndarray
@@ -93,8 +96,8 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
         segments.append((outline[i], outline[(i + 1) % len(outline)], tuple(np.linspace(0.1, 0.9, 9))))
 
     index: dict[tuple[float, float, float], int] = {}
-    lines, samples, sample_line = [], [], []
-    for p, q, ts in segments:
+    lines, samples, sample_line, on_border = [], [], [], []
+    for k, (p, q, ts) in enumerate(segments):
         line = _line_through(p, q)
         key = _canonical(line)
         if key not in index:
@@ -103,6 +106,7 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
         for t in ts:
             samples.append(p + t * (q - p))
             sample_line.append(index[key])
+            on_border.append(k >= len(segments) - len(outline))
     lines_a = np.array(lines)
     # Two crossing lines through every keypoint (the first two found, at a real angle).
     kl = []
@@ -112,5 +116,5 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
         kl.append(pair)
     lowest = np.argsort(outline[:, 1])[:2]
     white_edge = outline[lowest].mean(axis=0)
-    return BoardModel(kind, lines_a, np.array(samples), np.array(sample_line), keypoints, np.array(kl),
+    return BoardModel(kind, lines_a, np.array(samples), np.array(sample_line), np.array(on_border), keypoints, np.array(kl),
                       outline, white_edge, spacing)

@@ -157,8 +157,3 @@ class BoardTracker:
             return None
         return nearest_orientation(pose, self.pose, self._model)
 
-
-def moved_px(a: BoardPose, b: BoardPose) -> float:
-    """Largest image distance (px) between the two poses' border corners."""
-    model = board_model(a.kind, a.spec)
-    return float(np.max(np.linalg.norm(a.project(model.outline) - b.project(model.outline), axis=1)))

@@ -9,14 +9,19 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tacticblue.commands import CLIError, print_json
 
+if TYPE_CHECKING:
+    from rules.geometry import Geometry
+
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from calibration.board_file import WHITE_SIDES
+
     parser = sub.add_parser("calibrate", help="calibrate the camera, find the board, check a calibration",
                             description="Calibrate the camera and find the board's pose in a picture.")
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
@@ -35,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     board.add_argument("image", metavar="IMAGE")
     _add_board_choice(board)
     board.add_argument("--camera", help="camera file from 'calibrate camera' (default: estimated from the picture)")
-    board.add_argument("--white-side", choices=("near", "far", "left", "right"), default="near",
+    board.add_argument("--white-side", choices=WHITE_SIDES, default="near",
                        help="where White sits as the camera sees it (default: the side nearest the camera); "
                             "the pieces of the start position override it when they are clear")
     board.add_argument("--corners", nargs="+", metavar="X,Y",
@@ -58,14 +63,19 @@ def _add_board_choice(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--board", choices=("hex", "square"), help="the board side, when no game is given")
 
 
-def game_board(name: str):
-    """(geometry, start position or None) of a game; ``CLIError`` for an unknown name."""
+def game_board(name: str) -> tuple[Geometry, dict[str, str] | None]:
+    """(geometry, start position) of a game; the start position is None for a game the rules
+    engine does not know yet (its board side still comes from the renderer's game table)."""
     from rules import GAMES, new_game
+    from vision.synth.games import game_info
 
     if name in GAMES:
         game = new_game(name)
         return game.geometry, dict(zip(game.geometry.names, game.stacks))
-    raise CLIError(f"unknown game {name!r}; choose one of: {', '.join(sorted(GAMES)) or 'none registered'}")
+    try:
+        return game_info(name).geometry, None
+    except ValueError as e:
+        raise CLIError(str(e)) from None
 
 
 def run_camera(args: argparse.Namespace) -> int:

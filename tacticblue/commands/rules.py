@@ -10,7 +10,7 @@ from typing import Any
 
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
 from rules.infer import Observation, infer
-from rules.record import Record, parse_result
+from rules.record import Record, parse_result, turn_number
 from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def read_record_file(path: Path, board: Board[Any]) -> Record:
     """Read a record file for ``board``'s game, with a clear error if it is missing or unreadable."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # records saved on Windows often start with a BOM
     except FileNotFoundError:
         raise CLIError(f"no such file: {path}") from None
     except UnicodeDecodeError:
@@ -73,26 +73,20 @@ def read_record_file(path: Path, board: Board[Any]) -> Record:
         raise CLIError(f"{path}: {e}") from None
 
 
-def turn_number(board: Board[Any]) -> int:
-    """The record's number of the turn about to be played.
+def play_turn(board: Board[Any], index: int, text: str) -> str:
+    """Play the ``index``-th turn (0-based) of a record, returning it in canonical notation.
 
-    Records number full turns, White's column first; a game Black opens (Abande) starts at 0."""
-    ply = board.ply + 1
-    return (ply + 1) // 2 if board.first_player == "w" else ply // 2
-
-
-def play_turn(board: Board[Any], text: str) -> str:
-    """Play the next turn of a record, returning it in canonical notation.
-
-    Raises :class:`CLIError` (status 1) naming the turn number, the turn and the reason."""
-    label = f"{turn_number(board)} ({COLOUR_NAMES[board.turn]})"
+    Raises :class:`CLIError` (status 1) naming the turn by the record's own number and
+    colour (``turn 15 (black)``), the turn as written and the reason."""
+    who = COLOUR_NAMES[board.turn]
+    number = turn_number(index, type(board).first_player)
     outcome = board.outcome()
     if outcome is not None:
-        raise CLIError(f"turn {label} {text!r}: the game is already over ({outcome.reason})", status=1)
+        raise CLIError(f"turn {number} ({who}) {text!r}: the game is already over ({outcome.reason})", status=1)
     try:
         turn = board.parse_turn(text)
     except IllegalTurn as e:
-        raise CLIError(f"turn {label} {text!r}: {e}", status=1) from None
+        raise CLIError(f"turn {number} ({who}) {text!r}: {e}", status=1) from None
     notation = board.turn_notation(turn)
     board.push(turn)
     return notation
@@ -100,7 +94,7 @@ def play_turn(board: Board[Any], text: str) -> str:
 
 def play_record(board: Board[Any], record: Record) -> list[str]:
     """Play every turn of a record; see :func:`play_turn`."""
-    return [play_turn(board, text) for text in record.turns]
+    return [play_turn(board, i, text) for i, text in enumerate(record.turns)]
 
 
 def _board_after(args: argparse.Namespace) -> Board[Any]:
@@ -116,28 +110,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.observations is not None:
         args.observations.mkdir(parents=True, exist_ok=True)
     turns: list[str] = []
-    for i, text in enumerate(record.turns, 1):
-        label = f"{turn_number(board)}.{'' if board.turn == 'w' else ' ...'}"
-        turns.append(play_turn(board, text))
+    for i, text in enumerate(record.turns):
+        mover = COLOUR_NAMES[board.turn]
+        turns.append(play_turn(board, i, text))
         if args.observations is not None:
-            (args.observations / f"{i:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
+            (args.observations / f"{i + 1:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
-            print(f"{label:>7} {turns[-1]}")
+            print(f"{turn_number(i, type(board).first_player):>3}. {mover:<5} {turns[-1]}")
     outcome = board.outcome()
     stated = parse_result(record.result) if record.result else None
     if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
         raise CLIError(f"the record says {record.result!r} but the rules give {outcome.reason}", status=1)
     if outcome is not None and stated is not None and stated.score is not None and outcome.score != stated.score:
-        raise CLIError(f"the record says {record.result!r} but the rules score it "
-                       f"{outcome.score[0]}:{outcome.score[1]}", status=1)  # type: ignore[index]
+        scored = f"score it {outcome.score[0]}:{outcome.score[1]}" if outcome.score else "give no score"
+        raise CLIError(f"the record says {record.result!r} but the rules {scored}", status=1)
     if outcome is None and stated is not None:
-        outcome = type(stated)(stated.winner, stated.draw, stated.score, f"{stated.reason} (as recorded)")
+        # A result the rules do not decide (a concession): reported as the record states it.
+        outcome = type(stated)(stated.winner, stated.draw, stated.score, f"as recorded: {stated.reason}")
     if args.json:
         print_json({
             "game": args.game,
             "turns": turns,
             "final": board.visible(),
-            "to_move": None if board.is_game_over() else COLOUR_NAMES[board.turn],
+            "to_move": None if outcome is not None else COLOUR_NAMES[board.turn],
             "result": outcome.to_json() if outcome else None,
         })
         return 0
@@ -161,7 +156,9 @@ def cmd_moves(args: argparse.Namespace) -> int:
     else:
         for n in notations:
             print(n)
-        print(f"{len(notations)} legal turns for {COLOUR_NAMES[board.turn]}")
+        outcome = board.outcome()
+        over = f" (game over: {outcome.reason})" if outcome is not None else ""
+        print(f"{len(notations)} legal turns for {COLOUR_NAMES[board.turn]}{over}")
     return 0
 
 
