@@ -21,9 +21,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import look_at_pose  # noqa: E402
-from vision.synth.photo import jpeg, random_photo_look  # noqa: E402
-from vision.synth.render import Capsule, Lighting  # noqa: E402
-from vision.synth.scene import Sample, random_scene, render_image, scene_truth  # noqa: E402
+from vision.synth.photo import develop, jpeg, random_photo_look  # noqa: E402
+from vision.synth.render import render_linear  # noqa: E402
+from vision.synth.hand import hand_capsules  # noqa: E402
+from vision.synth.scene import Sample, random_scene, scene_truth  # noqa: E402
 
 SIZE = (960, 540)
 
@@ -35,17 +36,6 @@ POSITIONS: dict[str, tuple[str, dict[str, str]]] = {
     "dame-kings": ("dame100", {"a1": "w", "c3": "ww", "e5": "bb", "g7": "b", "d4": "b", "f4": "w", "h6": "ww",
                                "b8": "bb", "j8": "b", "i9": "w", "c7": "w", "d2": "bb"}),
 }
-
-
-def hand_over(x: float, y: float, reach_from: tuple[float, float] = (0.0, -520.0)) -> tuple[Capsule, ...]:
-    """A forearm coming from ``reach_from`` (mm, beside the board) and a hand with fingers above (x, y)."""
-    wrist = (x + 0.25 * (reach_from[0] - x), y + 0.25 * (reach_from[1] - y), 70.0)
-    elbow = (reach_from[0], reach_from[1], 140.0)
-    palm = (x, y, 45.0)
-    caps = [Capsule(elbow, wrist, 32.0), Capsule(wrist, palm, 28.0)]
-    for dx in (-18.0, -6.0, 6.0, 18.0):
-        caps.append(Capsule((x + dx, y, 45.0), (x + dx * 1.2, y + 45.0, 22.0), 8.0))
-    return tuple(caps)
 
 
 def make(name: str, seed: int) -> Sample:
@@ -63,20 +53,25 @@ def make(name: str, seed: int) -> Sample:
     elif name == "dim-uneven":
         game = "accasta"
         scene = random_scene(game, rng, size=SIZE)
-        scene = replace(scene, lighting=replace(scene.lighting, ambient=0.12, lamp_mm=(-700.0, 300.0, 600.0)),
-                        blobs=((60.0, 40.0, 120.0, 0.55), (-120.0, -80.0, 90.0, 0.4)))
+        scene = replace(scene, lighting=replace(scene.lighting, ambient=0.12, lamp_mm=(-700.0, 300.0, 600.0)))
     elif name == "hand":
         from rules import new_game
 
         game = "accasta"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
-        scene = replace(scene, hand=hand_over(0.0, 0.0))
+        scene = replace(scene, hand=hand_capsules(np.array([0.0, 0.0, 12.0]), np.array([0.0, 1.0]), 0.6))
     else:
         raise ValueError(name)
     photo = replace(random_photo_look(rng), defocus_px=0.5, motion_px=0.0, jpeg_quality=85)
+    linear, _ = render_linear(scene)
     if name == "dim-uneven":
         photo = replace(photo, exposure=0.55, vignette=0.35)
-    return Sample(name, jpeg(render_image(scene, photo, rng), photo.jpeg_quality), scene_truth(scene))
+        # Uneven: light falling off across the picture and the soft shadow of someone nearby.
+        h, w = linear.shape[:2]
+        yy, xx = np.mgrid[:h, :w].astype(np.float32)
+        shade = (0.45 + 0.55 * xx / w) * (1 - 0.5 * np.exp(-((xx - 0.4 * w) ** 2 + (yy - 0.55 * h) ** 2) / (0.18 * w) ** 2))
+        linear = linear * shade[..., None]
+    return Sample(name, jpeg(develop(linear, photo, rng), photo.jpeg_quality), scene_truth(scene))
 
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16}

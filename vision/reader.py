@@ -73,7 +73,7 @@ class StackReader:
         if frame.sharpness < MIN_SHARPNESS:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")
-        hand = hand_mask(image, model.pose, model.geometry)
+        hand = hand_mask(image, model.pose)
         hidden = None
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
