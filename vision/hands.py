@@ -7,7 +7,7 @@ board under a warm lamp, so a skin-coloured region counts as a hand only where i
 hides the board's printed lines: with the pose known, every line of
 :func:`vision.board_model.board_model` is at a known place, and a printed line shows
 as a sharp dark-light change across it, which skin never has.  A hand is a large
-skin-coloured region over the board in which most of the printed lines are gone.
+skin-coloured region over the board where the printed lines are gone.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ LINE_CONTRAST = 25
 """Grey levels between the darkest and brightest pixel across a printed line (within
 ``LINE_REACH_PX``) for the line to count as seen."""
 LINE_REACH_PX = 4
-HIDDEN_SHARE = 0.6
-"""A skin-coloured region hiding at least this share of the printed lines under it is a hand."""
-MIN_PROBES = 4
 
 
 def _skin(ycc: np.ndarray) -> np.ndarray:
@@ -76,18 +73,23 @@ def hand_mask(image: np.ndarray, pose: BoardPose, min_area_px: float | None = No
     if min_area_px is None:
         c = pose.project(np.array([[0.0, 0.0, 0.0], [pose.spec.piece_diameter_mm / 2, 0.0, 0.0]]))
         min_area_px = 4 * np.pi * float(np.hypot(*(c[1] - c[0]))) ** 2
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
-    big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area_px]
-    if not big:
-        return out
     centres, normals = line_probes(pose)
     centres = centres - [x0, y0]
     inside = (centres[:, 0] >= 0) & (centres[:, 0] < x1 - x0) & (centres[:, 1] >= 0) & (centres[:, 1] < y1 - y0)
     centres, normals = centres[inside], normals[inside]
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    seen = lines_seen(grey, centres, normals)
-    under = labels[centres[:, 1].astype(int), centres[:, 0].astype(int)]
-    hands = [k for k in big if (under == k).sum() >= MIN_PROBES and (~seen[under == k]).mean() >= HIDDEN_SHARE]
+    on_skin = skin[centres[:, 1].astype(int), centres[:, 0].astype(int)] > 0
+    if not on_skin.any():
+        return out
+    seen = lines_seen(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), centres[on_skin], normals[on_skin])
+    # Skin near printed lines that are gone, away from lines that are still there.
+    reach = max(3, int(round(np.sqrt(min_area_px / (4 * np.pi)))))
+    gone = np.zeros_like(skin)
+    kept = np.zeros_like(skin)
+    for (u, v), ok in zip(centres[on_skin].astype(int), seen):
+        cv2.circle(kept if ok else gone, (int(u), int(v)), reach // 2 if ok else reach, 1, -1)
+    hand = skin & gone & (1 - kept)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
+    hands = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area_px]
     if hands:  # a margin: the hand's soft edge and shadow are not discs either
         mask = cv2.dilate(np.isin(labels, hands).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
         out[y0:y1, x0:x1] = mask
