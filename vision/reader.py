@@ -19,6 +19,7 @@ import numpy as np
 
 import rules
 from calibration.camera import BoardPose
+from rules.geometry import Geometry
 from rules.infer import Observation
 from vision.colours import ColourModel, brightness, reference_brightness
 from vision.hands import hand_mask
@@ -118,7 +119,7 @@ class StackReader:
         return Reading(self.game, Observation(points, confidence), True)
 
 
-def draw_reading(image: np.ndarray, pose: BoardPose, geometry, reading: Reading) -> np.ndarray:
+def draw_reading(image: np.ndarray, pose: BoardPose, geometry: Geometry, reading: Reading) -> np.ndarray:
     """The picture with every point's reading written at the point: green sure, orange unsure,
     red not read."""
     import cv2
