@@ -52,6 +52,9 @@ Kind = Literal["turn", "partial", "ambiguous", "illegal", "unchanged", "restored
 LOW_CONFIDENCE = 0.5
 """A point read with confidence below this may be overruled by an otherwise unique turn."""
 
+MAX_CANDIDATES = 12
+"""Ambiguous and partial answers list at most this many readings, best first."""
+
 Changes = dict[int, str]
 """Point index -> stack after the turn, for the points a turn changes."""
 
@@ -66,7 +69,7 @@ class Observation:
     anything; ``confidence`` (0..1) defaults to 1 for every point given.
 
     >>> obs = Observation({"d4": "w?", "d5": ""}, {"d5": 0.3})
-    >>> obs.conf("d4"), obs.conf("d5"), obs.low("d5")
+    >>> obs.conf("d4"), obs.conf("d5"), Observation.from_json(obs.to_json()) == obs
     (1.0, 0.3, True)
     """
 
@@ -75,9 +78,6 @@ class Observation:
 
     def conf(self, point: str) -> float:
         return self.confidence.get(point, 1.0)
-
-    def low(self, point: str, threshold: float = LOW_CONFIDENCE) -> bool:
-        return self.conf(point) < threshold
 
     @classmethod
     def from_json(cls, data: Any) -> "Observation":
@@ -342,7 +342,18 @@ class GameState:
     Accasta turn of one or two moves); it is confirmed when it cannot go on, when the
     opponent starts to move, or on an explicit "turn done" (:meth:`turn_done`).
 
-    :meth:`update` infers a turn from an observation and applies what is certain."""
+    :meth:`update` infers a turn from an observation and applies what is certain.
+
+    >>> from rules import new_game
+    >>> state, camera = GameState(new_game("accasta")), new_game("accasta")
+    >>> _ = camera.push_notation("b4:2-c5")
+    >>> state.update(Observation(camera.visible())).message
+    'white played b4:2-c5 (same position as b4:-c5,+c5)'
+    >>> _ = camera.push_notation("f4:-e5")  # Black's turn could go on: it stays pending
+    >>> r = state.update(Observation(camera.visible()))
+    >>> r.message, state.board.ply, state.pending is not None
+    ('black played f4:-e5; the turn may go on', 1, True)
+    """
 
     def __init__(self, board: Board[Any], low_confidence: float = LOW_CONFIDENCE) -> None:
         self.board = board
@@ -627,9 +638,10 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
         if best.may_continue and not done:
             msg += "; the turn may go on"
         return Inference("turn", msg, cands, best.differences, confirmed=done or not best.may_continue)
-    cands = tuple(candidate(min(g, key=rank)) for g in groups)
-    return Inference("ambiguous", f"{len(cands)} turns fit what can be seen: "
-                     + ", ".join(c.notation for c in cands), cands)
+    cands = tuple(candidate(min(g, key=rank)) for g in groups[:MAX_CANDIDATES])
+    more = f" and {len(groups) - len(cands)} more" if len(groups) > len(cands) else ""
+    return Inference("ambiguous", f"{len(groups)} turns fit what can be seen: "
+                     + ", ".join(c.notation for c in cands) + more, cands)
 
 
 def _prefix_notations(state: GameState, prefix: tuple[Any, ...]) -> tuple[str, ...]:
@@ -727,11 +739,13 @@ def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, .
         return None
     found.sort(key=lambda c: (len(c.remaining), _length(c.turns[-1]), c.notation))
     who = COLOUR_NAMES[board.turn]
-    if len(found) == 1:
+    total = len(found)
+    found = found[:MAX_CANDIDATES]
+    if total == 1:
         msg = f"{who} is playing {found[0].notations[-1]}; still to do: {'; '.join(found[0].remaining)}"
     else:
-        msg = (f"{who} has started one of {len(found)} turns: "
-               + ", ".join(c.notations[-1] for c in found[:8]) + (" ..." if len(found) > 8 else ""))
+        msg = (f"{who} has started one of {total} turns: " + ", ".join(c.notations[-1] for c in found)
+               + (f" and {total - len(found)} more" if total > len(found) else ""))
     if prefix:
         msg = f"{' '.join(prefix_notes)} confirmed; {msg}"
     return Inference("partial", msg, tuple(found))

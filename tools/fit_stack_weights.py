@@ -26,7 +26,7 @@ from vision.stacks import FEATURES, FrameSamples, StackModel, height_features  #
 from vision.synth.scene import pose_from_truth  # noqa: E402
 
 
-LIMIT = 12
+LIMIT = 16
 """Images used per folder."""
 
 

@@ -1,11 +1,13 @@
 """A hand or arm over the board: find it so its pixels are never read as discs.
 
-Discs are near-neutral (white or black) and the board is printed in a few flat
-colours; skin is a warm, moderately saturated colour (YCrCb's Cr/Cb box that skin of
-every tone falls in under ordinary light).  Some boards are printed in a skin-like
-colour (wood), so a pixel counts as skin only when it is also far from every colour
-the board shows in this frame (sampled between the points, where no disc stands).
-A skin region larger than a disc over the board is a hand.
+Discs are near-neutral (white or black); skin is a warm, moderately saturated colour
+(YCrCb's Cr/Cb box that skin of every tone falls in under ordinary light).  Colour
+alone cannot tell a hand from a board printed in a skin-like colour (wood), or from a
+board under a warm lamp, so a skin-coloured region counts as a hand only where it
+hides the board's printed lines: with the pose known, every line of
+:func:`vision.board_model.board_model` is at a known place, and a printed line shows
+as a sharp dark-light change across it, which skin never has.  A hand is a large
+skin-coloured region over the board where the printed lines are gone.
 """
 
 from __future__ import annotations
@@ -14,64 +16,81 @@ import cv2
 import numpy as np
 
 from calibration.camera import BoardPose
-from rules.geometry import Geometry, board_outline_mm
+from rules.geometry import board_outline_mm
+from vision.board_model import board_model
 
 SKIN_CR = (135, 180)
 SKIN_CB = (75, 130)
-BOARD_DISTANCE = 8.0
-"""Chroma distance (Lab a*, b*) from the nearest board colour below which a skin-coloured
-pixel is board: lightness is left out, since shading changes it across the board."""
+LINE_CONTRAST = 25
+"""Grey levels between the darkest and brightest pixel across a printed line (within
+``LINE_REACH_PX``) for the line to count as seen."""
+LINE_REACH_PX = 4
 
 
-def board_palette(image: np.ndarray, pose: BoardPose, geometry: Geometry, colours: int = 4) -> np.ndarray:
-    """The board's colours in this frame (Lab, ``colours`` x 3), sampled between the points."""
-    pos = np.array(list(geometry.positions_mm(pose.spec).values()))
-    d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
-    np.fill_diagonal(d, np.inf)
-    spacing = float(d.min())
-    # Points a little off the middle between neighbours, where no disc reaches.
-    offsets = np.array([[0.5, 0.0], [0.0, 0.5], [0.5, 0.5], [-0.5, 0.5]]) * spacing
-    pts = (pos[:, None] + offsets[None]).reshape(-1, 2)
-    far = np.min(np.hypot(*(pts[:, None] - pos[None]).transpose(2, 0, 1)), axis=1) > 0.45 * spacing
-    px = pose.project(pts[far])
-    h, w = image.shape[:2]
-    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    px = px[ok].astype(int)
-    if len(px) < colours:
-        return np.zeros((0, 3), np.float32)
-    lab = cv2.cvtColor(image[px[:, 1], px[:, 0]].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
-    _, _, centres = cv2.kmeans(lab, colours, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-    return centres
+def _skin(ycc: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels of a YCrCb image."""
+    return (ycc[..., 1] >= SKIN_CR[0]) & (ycc[..., 1] <= SKIN_CR[1]) & \
+        (ycc[..., 2] >= SKIN_CB[0]) & (ycc[..., 2] <= SKIN_CB[1]) & (ycc[..., 0] > 30)
 
 
-def hand_mask(image: np.ndarray, pose: BoardPose, geometry: Geometry, min_area_px: float | None = None) -> np.ndarray:
+def line_probes(pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels on the board's printed lines and the image normal of the line at each (both N x 2)."""
+    model = board_model(pose.kind, pose.spec)
+    lines = model.lines[model.sample_line]
+    tangent = np.stack([-lines[:, 1], lines[:, 0]], axis=1)
+    a, b = pose.project(model.samples - tangent), pose.project(model.samples + tangent)
+    d = b - a
+    normal = np.stack([-d[:, 1], d[:, 0]], axis=1) / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    return pose.project(model.samples), normal
+
+
+def lines_seen(grey: np.ndarray, centres: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """Which probes show a printed line: enough contrast across the line near the expected place."""
+    steps = np.arange(-LINE_REACH_PX, LINE_REACH_PX + 1, dtype=np.float32)
+    pts = centres[:, None, :] + steps[None, :, None] * normals[:, None, :]
+    values = cv2.remap(grey, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE)
+    return (values.max(axis=1) - values.min(axis=1)) >= LINE_CONTRAST
+
+
+def hand_mask(image: np.ndarray, pose: BoardPose, min_area_px: float | None = None) -> np.ndarray:
     """Pixels (bool, image size) of a hand or arm over the board; all False when there is none.
 
     ``min_area_px``: smallest skin region that counts (default: four discs' top faces: a
     hand is far larger than any spot of odd colour on the board)."""
     h, w = image.shape[:2]
     outline = pose.project(np.array(board_outline_mm(pose.kind, pose.spec)))
-    region = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(region, [np.round(outline).astype(np.int32)], 255)
-    ycc = cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb)
-    skin = (ycc[..., 1] >= SKIN_CR[0]) & (ycc[..., 1] <= SKIN_CR[1]) & \
-        (ycc[..., 2] >= SKIN_CB[0]) & (ycc[..., 2] <= SKIN_CB[1]) & (ycc[..., 0] > 30) & (region > 0)
+    x0, y0 = np.clip(np.floor(outline.min(0)).astype(int), 0, [w - 1, h - 1])
+    x1, y1 = np.clip(np.ceil(outline.max(0)).astype(int) + 1, [x0 + 1, y0 + 1], [w, h])
+    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(region, [np.round(outline - [x0, y0]).astype(np.int32)], 255)
+    crop = image[y0:y1, x0:x1]
+    skin = (_skin(cv2.cvtColor(crop, cv2.COLOR_BGR2YCrCb)) & (region > 0)).astype(np.uint8)
+    skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    out = np.zeros((h, w), bool)
     if not skin.any():
-        return skin
-    palette = board_palette(image, pose, geometry)
-    if len(palette):
-        ys, xs = np.nonzero(skin)
-        lab = cv2.cvtColor(image[ys, xs].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
-        near = np.min(np.linalg.norm(lab[:, None, 1:] - palette[None, :, 1:], axis=2), axis=1) < BOARD_DISTANCE
-        skin[ys[near], xs[near]] = False
-    mask = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        return out
     if min_area_px is None:
         c = pose.project(np.array([[0.0, 0.0, 0.0], [pose.spec.piece_diameter_mm / 2, 0.0, 0.0]]))
         min_area_px = 4 * np.pi * float(np.hypot(*(c[1] - c[0]))) ** 2
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    keep = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area_px]
-    out = np.isin(labels, keep) if keep else np.zeros((h, w), bool)
-    if keep:  # a margin: the hand's soft edge and shadow are not discs either
-        out = cv2.dilate(out.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+    centres, normals = line_probes(pose)
+    centres = centres - [x0, y0]
+    inside = (centres[:, 0] >= 0) & (centres[:, 0] < x1 - x0) & (centres[:, 1] >= 0) & (centres[:, 1] < y1 - y0)
+    centres, normals = centres[inside], normals[inside]
+    on_skin = skin[centres[:, 1].astype(int), centres[:, 0].astype(int)] > 0
+    if not on_skin.any():
+        return out
+    seen = lines_seen(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), centres[on_skin], normals[on_skin])
+    # Skin near printed lines that are gone, away from lines that are still there.
+    reach = max(3, int(round(np.sqrt(min_area_px / (4 * np.pi)))))
+    gone = np.zeros_like(skin)
+    kept = np.zeros_like(skin)
+    for (u, v), ok in zip(centres[on_skin].astype(int), seen):
+        cv2.circle(kept if ok else gone, (int(u), int(v)), reach // 2 if ok else reach, 1, -1)
+    hand = skin & gone & (1 - kept)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
+    hands = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area_px]
+    if hands:  # a margin: the hand's soft edge and shadow are not discs either
+        mask = cv2.dilate(np.isin(labels, hands).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+        out[y0:y1, x0:x1] = mask
     return out

@@ -19,13 +19,14 @@ import numpy as np
 
 import rules
 from calibration.camera import BoardPose
+from rules.geometry import Geometry
 from rules.infer import Observation
-from vision.colours import ColourModel, brightness
+from vision.colours import ColourModel, brightness, reference_brightness
 from vision.hands import hand_mask
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, read_heights
 
-MIN_SHARPNESS = 6.0
-"""Below this edge strength (grey levels per pixel) the frame is too blurred to read."""
+MIN_SHARPNESS = 0.08
+"""Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read."""
 MIN_IN_VIEW = 0.6
 """A point with less of its samples inside the frame than this is not read."""
 FLAT_SIDE_PX = 1.5
@@ -73,7 +74,7 @@ class StackReader:
         if frame.sharpness < MIN_SHARPNESS:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")
-        hand = hand_mask(image, model.pose, model.geometry)
+        hand = hand_mask(image, model.pose)
         hidden = None
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
@@ -91,7 +92,7 @@ class StackReader:
                     continue
                 if len(idx):
                     levels[(i, k)] = float(np.median(brightness(frame.colour[s + idx])))
-        colours = ColourModel.fit(np.array(list(levels.values())))
+        colours = ColourModel.fit(np.array(list(levels.values())), reference_brightness(frame))
         points: dict[str, str] = {}
         confidence: dict[str, float] = {}
         for i, name in enumerate(names):
@@ -118,7 +119,7 @@ class StackReader:
         return Reading(self.game, Observation(points, confidence), True)
 
 
-def draw_reading(image: np.ndarray, pose: BoardPose, geometry, reading: Reading) -> np.ndarray:
+def draw_reading(image: np.ndarray, pose: BoardPose, geometry: Geometry, reading: Reading) -> np.ndarray:
     """The picture with every point's reading written at the point: green sure, orange unsure,
     red not read."""
     import cv2

@@ -28,6 +28,7 @@ board frame (origin at the board centre, z up).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import cv2
@@ -40,7 +41,7 @@ RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
 """Where on the far rim to look, degrees from the direction straight away from the camera."""
 FRONT_ANGLES_DEG = np.array([-40.0, -20.0, 0.0, 20.0, 40.0])
 """Where on a layer's side to read its colour, degrees from the direction towards the camera."""
-RADIAL_MM = np.array([-3.0, -1.5, 0.0, 1.5, 3.0])
+RADIAL_MM = np.array([-1.5, -0.75, 0.0, 0.75, 1.5])
 """Offsets (mm) around an expected outline where its edge is looked for: discs sit a
 few millimetres off their point."""
 SILHOUETTE_MARGIN_MM = 2.5
@@ -129,6 +130,8 @@ class StackModel:
         self._map[:len(self.bank_px)] = self.bank_px
         self._map = self._map.reshape(rows, 1024, 2)
         self._occlusion(depth)
+        self.outlines = [self._outline_table(i) for i in range(len(self.names))]
+        self.bands = [self._band_table(i) for i in range(len(self.names))]
 
     def _samples(self, cx: float, cy: float, towards: float) -> tuple[np.ndarray, _PointSamples]:
         r, L, H = self.radius_mm, self.layer_mm, self.max_height
@@ -156,6 +159,30 @@ class StackModel:
         foot = self.pose.project(np.array([[cx + r * math.cos(towards), cy + r * math.sin(towards), z]
                                            for z in (0.0, L)]))
         return np.vstack(pts), _PointSamples(rim, near, side, front, cap, side_px=float(np.hypot(*(foot[1] - foot[0]))))
+
+    def _outline_table(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Point ``i``'s outlines (rims, near rims, sides) side by side: sample indices
+        (offsets x places), the outline each place belongs to, and the image normal per place."""
+        ps = self.points[i]
+        parts = [*ps.rim, *ps.near, *ps.side]
+        o = np.hstack(parts)
+        groups = np.concatenate([np.full(p.shape[1], k) for k, p in enumerate(parts)])
+        px = self.bank_px[self.starts[i] + o]
+        normal = px[-2] - px[1]
+        normal /= np.linalg.norm(normal, axis=-1, keepdims=True) + 1e-9
+        return o, groups, normal
+
+    def _band_table(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Point ``i``'s front bands and top faces as one padded (bands x samples) index array
+        and its mask of real entries."""
+        parts = [*self.points[i].front, *self.points[i].cap]
+        width = max(len(p) for p in parts)
+        idx = np.zeros((len(parts), width), int)
+        valid = np.zeros((len(parts), width), bool)
+        for k, p in enumerate(parts):
+            idx[k, :len(p)] = p
+            valid[k, :len(p)] = True
+        return idx, valid
 
     def silhouette(self, i: int, height: int, margin_mm: float = SILHOUETTE_MARGIN_MM) -> np.ndarray:
         """The outline (K x 2 pixels, convex) of a stack of ``height`` discs at point ``i``."""
@@ -195,14 +222,19 @@ class StackModel:
 
     def sample(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Colours (samples x 3, BGR 0..255) and grey-level gradients (samples x 2, per pixel)
-        of every sample pixel in a BGR frame, lightly smoothed."""
+        of every sample pixel in a BGR frame, lightly smoothed.  Only the part of the frame
+        the samples cover is filtered."""
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        smooth = cv2.GaussianBlur(image, (0, 0), 1.0)
+        h, w = image.shape[:2]
+        x0, y0 = np.clip(np.floor(self.bank_px.min(0)).astype(int) - 4, 0, [w - 1, h - 1])
+        x1, y1 = np.clip(np.ceil(self.bank_px.max(0)).astype(int) + 5, [x0 + 1, y0 + 1], [w, h])
+        smooth = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
         grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY).astype(np.float32)
         grad = cv2.merge([cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)])
-        colour = cv2.remap(smooth, self._map, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        g = cv2.remap(grad, self._map, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        where = self._map - np.array([x0, y0], np.float32)
+        colour = cv2.remap(smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        g = cv2.remap(grad, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         n = len(self.bank_px)
         return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0
 
@@ -219,7 +251,7 @@ class StackModel:
 EDGE_COHERENCE = 0.85
 """An outline sample counts as an edge where the grey-level gradient points along the
 outline's normal within about 30 degrees (board lines and cell borders run other ways)."""
-EDGE_SHARE = 0.25
+EDGE_SHARE = 0.15
 """... and where it is at least this share of the frame's typical strong edge."""
 
 
@@ -230,60 +262,75 @@ class FrameSamples:
     colour: np.ndarray
     grad: np.ndarray
     sharpness: float
-    """Grey levels per pixel across the frame's strong edges (95th percentile of the gradient
-    at the samples): low in a blurred or very dark frame."""
+    """How steep the frame's strong edges are for its contrast: the 95th percentile of the
+    gradient (grey levels per pixel) over the 5-95 percentile range of grey levels at the
+    samples.  Sharp photos are above 0.1; a blur of a few pixels brings it under 0.08."""
 
     @classmethod
     def of(cls, model: StackModel, image: np.ndarray) -> "FrameSamples":
         colour, grad = model.sample(image)
-        mag = np.linalg.norm(grad, axis=1)
-        sharpness = float(np.percentile(mag[model.in_frame], 95)) if model.in_frame.any() else 0.0
-        return cls(colour / 255.0, grad / max(sharpness, 4.0), sharpness)
+        mag = np.linalg.norm(grad, axis=1)[model.in_frame]
+        if len(mag) == 0:
+            return cls(colour / 255.0, grad, 0.0)
+        edge = float(np.percentile(mag, 95))
+        grey = colour.mean(axis=1)[model.in_frame]
+        spread = max(float(np.percentile(grey, 95) - np.percentile(grey, 5)), 1.0)
+        return cls(colour / 255.0, grad / max(edge, 4.0), edge / spread)
 
 
-def outline_evidence(model: StackModel, frame: FrameSamples, i: int, outline: np.ndarray,
-                     vis: np.ndarray) -> tuple[float, float, float]:
-    """(edge share, contrast, visible share) of one outline of point ``i``.
+def outline_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> np.ndarray:
+    """(edge share, contrast, visible share) of every outline of point ``i`` (rims, near rims,
+    sides, in :attr:`StackModel.outlines` order), as an (outlines x 3) array.
 
     Edge share: the share of visible places with an edge along the outline.  Contrast:
     the median colour difference between just inside and just outside it."""
-    ok = vis[outline[0]] & vis[outline[-1]] & vis[outline[len(RADIAL_MM) // 2]]
-    if not ok.any():
-        return 0.0, 0.0, 0.0
+    o, groups, normal = model.outlines[i]
+    count = int(groups[-1]) + 1
     s = model.starts[i]
-    o = outline[:, ok]
-    px = model.bank_px[s + o]
-    n = px[-2] - px[1]
-    n /= np.linalg.norm(n, axis=-1, keepdims=True) + 1e-9
+    ok = vis[o[0]] & vis[o[-1]] & vis[o[len(RADIAL_MM) // 2]]
     g = frame.grad[s + o]
-    along = np.abs((g * n[None]).sum(-1))
+    along = np.abs((g * normal[None]).sum(-1))
     coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
     edge = np.any(coherent & (along >= EDGE_SHARE), axis=0)
-    c = frame.colour
-    contrast = np.linalg.norm(c[s + o[0]] - c[s + o[-1]], axis=-1)
-    return float(edge.mean()), float(np.median(contrast)), float(ok.mean())
+    contrast = np.linalg.norm(frame.colour[s + o[0]] - frame.colour[s + o[-1]], axis=-1)
+    places = np.bincount(groups, minlength=count)
+    seen = np.bincount(groups, weights=ok, minlength=count)
+    out = np.zeros((count, 3))
+    out[:, 0] = np.bincount(groups, weights=edge & ok, minlength=count) / np.maximum(seen, 1)
+    out[:, 2] = seen / places
+    # Medians of every group at once: sort by (group, contrast), take each group's middle.
+    gv, cv = groups[ok], contrast[ok]
+    order = np.lexsort((cv, gv))
+    n = seen.astype(int)
+    first = np.concatenate([[0], np.cumsum(n)[:-1]])
+    has = n > 0
+    out[has, 1] = cv[order][first[has] + (n[has] - 1) // 2]
+    return out
 
 
-def _band(frame: FrameSamples, s: int, idx: np.ndarray, vis: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """Median colour and spread of the visible samples ``idx`` of a point (None: none visible)."""
-    idx = idx[vis[idx]]
-    if len(idx) == 0:
-        return None
-    c = frame.colour[s + idx]
-    med = np.median(c, axis=0)
-    return med, float(np.median(np.abs(c - med).sum(1)))
+def band_colours(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median colour (bands x 3) and spread (bands) of point ``i``'s visible front bands
+    and top faces (:attr:`StackModel.bands` order); NaN where nothing of a band is visible."""
+    idx, valid = model.bands[i]
+    c = frame.colour[model.starts[i] + idx]
+    c[~(valid & vis[idx])] = np.nan
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN band is "not seen"
+        med = np.nanmedian(c, axis=1)
+        spread = np.nanmedian(np.abs(c - med[:, None]).sum(-1), axis=1)
+    return med, spread
 
 
 def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> np.ndarray:
     """Evidence for every height 0..H of point ``i``: one row of :data:`FEATURES` per height."""
     ps = model.points[i]
     H = model.max_height
-    s = model.starts[i]
-    rim = [outline_evidence(model, frame, i, o, vis) for o in ps.rim]
-    near = [outline_evidence(model, frame, i, o, vis) for o in ps.near]
-    side = [outline_evidence(model, frame, i, o, vis) for o in ps.side]
-    bands = [_band(frame, s, f, vis) for f in ps.front]
-    caps = [_band(frame, s, c, vis) for c in ps.cap]
+    ev = [tuple(row) for row in outline_evidence(model, frame, i, vis)]
+    rim, near, side = ev[:H], ev[H:2 * H + 1], ev[2 * H + 1:]
+    med, spr = band_colours(model, frame, i, vis)
+    seen = ~np.isnan(spr)
+    bands = [(med[k], spr[k]) if seen[k] else None for k in range(H)]
+    caps = [(med[H + k], spr[H + k]) if seen[H + k] else None for k in range(H + 1)]
     nothing = (0.0, 0.0, 1.0)
     rows = np.zeros((H + 1, len(FEATURES)))
     for h in range(H + 1):
@@ -300,7 +347,8 @@ def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndar
                    near[0][0] if h else 0.0, near[0][1] if h else 0.0, near[h][0] if h else 0.0,
                    near[h][1] if h else 0.0,
                    min(near[k][0] for k in range(1, h + 1)) if h else 0.0,
-                   near[h + 1][0] if h < H else 0.0]
+                   near[h + 1][0] if h < H else 0.0,
+                   near[0][2] if h else 1.0, min((side[k][2] for k in range(h)), default=1.0)]
     return rows
 
 
@@ -308,10 +356,10 @@ FEATURES = ("empty", "rim_edge", "rim_contrast", "above_rim_edge", "above_rim_co
             "side_edge_min", "side_contrast_min", "above_side_edge", "above_side_contrast", "rim_visible",
             "band_spread_max", "cap_band_mismatch", "height_share",
             "foot_edge", "foot_contrast", "near_rim_edge", "near_rim_contrast",
-            "groove_edge_min", "above_near_rim_edge")
+            "groove_edge_min", "above_near_rim_edge", "foot_visible", "side_visible_min")
 
-HEIGHT_WEIGHTS = np.array([7.215, 2.190, 3.984, 0.281, 0.283, 1.317, 1.125, -0.024, -1.602, -0.609, -1.373, -0.318,
-                           -2.147, 2.041, 3.111, 2.153, 0.730, 1.410, -0.511])
+HEIGHT_WEIGHTS = np.array([7.414, 2.906, 3.601, 0.248, 0.276, 1.735, 0.714, -0.134, -0.853, -0.180, -0.879,
+                           -0.133, -0.682, 2.799, 1.730, 2.788, 0.335, 0.738, -1.099, -0.500, -0.263])
 """How much each of :data:`FEATURES` counts for a height: a multinomial logistic regression
 fitted by ``tools/fit_stack_weights.py`` on rendered scenes of every stacking game (the
 figures are in the notes of benchmarks/vision.py)."""

@@ -59,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(reading.to_json())
     else:
         obs = reading.observation
-        shown = {n: obs.points.get(n, "?") if n in obs.points else "-" for n in geometry.names}
-        print(diagram(geometry, shown))
+        print(diagram(geometry, {n: obs.points.get(n, "-") for n in geometry.names}))  # "-": not seen
         if not reading.readable:
             print(f"not readable: {reading.reason}")
         low = sorted(n for n, c in obs.confidence.items() if n in obs.points and c < 0.5)

@@ -325,6 +325,20 @@ def _sample_plane(pyr: list[np.ndarray], ppm: float, half_mm: float, x: np.ndarr
     return out
 
 
+def _slab_shadow(light: Lighting, x: np.ndarray, y: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lamp light and ambient occlusion on the table around the board slab (its shadow and its foot)."""
+    lx, ly, lz = light.lamp_mm
+    k = np.float32(BOARD_THICKNESS_MM / (lz + BOARD_THICKNESS_MM))
+    # Where the ray from a table point to the lamp crosses the board's top plane.
+    qx, qy = x + (np.float32(lx) - x) * k, y + (np.float32(ly) - y) * k
+    inside = np.maximum(np.abs(qx), np.abs(qy)) - np.float32(half)
+    pen = np.float32(0.5 + light.lamp_size_mm * BOARD_THICKNESS_MM / lz)
+    lit = 1 - _smoothstep(0.5 - inside / (2 * pen))
+    outside = np.maximum(np.abs(x), np.abs(y)) - np.float32(half)
+    ao = 1 - np.float32(0.45) * np.exp(-np.maximum(outside, 0) / np.float32(5.0))
+    return lit.astype(np.float32), ao.astype(np.float32)
+
+
 def _surfaces(scene: Scene, rays: Rays, occluders: list[_Occluder]) -> _Frame:
     """Board top, board edge, table and room: every pixel's colour and depth before pieces."""
     spec, light = scene.spec, scene.lighting
@@ -377,7 +391,9 @@ def _surfaces(scene: Scene, rays: Rays, occluders: list[_Occluder]) -> _Frame:
         albedo = _sample_plane(_table_pyramid(scene.table_look), TABLE_PPM, TABLE_HALF_MM, xb, yb,
                                t_tab * footprint_per_t, on_table)
         diffuse, specular = _plane_light(light, xb, yb, -BOARD_THICKNESS_MM, view, 12.0)
-        table = albedo * (ambient + (diffuse * (1 - light.ambient))[..., None] * lamp) + (0.06 * specular)[..., None] * lamp
+        lit, ao = _slab_shadow(light, xb, yb, half)
+        table = albedo * (ambient * ao[..., None] + (diffuse * lit * (1 - light.ambient))[..., None] * lamp) + \
+            (0.06 * specular * lit)[..., None] * lamp
         np.copyto(colour, table, where=on_table[..., None])
         np.copyto(depth, t_tab, where=on_table)
 

@@ -1,0 +1,160 @@
+"""Stack reading on the committed sample pictures (samples/reading/, made by
+tools/make_reading_samples.py) and on bad input, through the library and the CLI."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.board_file import BoardCalibration
+from calibration.camera import BoardPose, CameraModel
+from rules.infer import Observation
+from vision.reader import Reading, StackReader
+from vision.synth.scene import pose_from_truth
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "reading"
+
+
+@lru_cache(maxsize=None)
+def sample(name: str) -> tuple[np.ndarray, dict]:
+    return cv2.imread(str(SAMPLES / f"{name}.jpg")), json.loads((SAMPLES / f"{name}.json").read_text())
+
+
+@lru_cache(maxsize=None)
+def read(name: str) -> Reading:
+    image, truth = sample(name)
+    return StackReader(truth["game"], pose_from_truth(truth)).read(image)
+
+
+def wrong(name: str) -> dict[str, tuple[str, str | None, float]]:
+    """Point -> (true stack, read stack, confidence) where the reading differs from the truth."""
+    truth = sample(name)[1]["points"]
+    obs = read(name).observation
+    return {p: (s, obs.points.get(p), obs.conf(p)) for p, s in truth.items() if obs.points.get(p) != s}
+
+
+SURE = 0.7
+"""Confidence above which a reading must be right (on held-out scenes, readings at 0.6-0.7
+are right four times in five, at 0.95 and more 996 times in 1000)."""
+
+
+def test_draughts_men_and_kings_are_read_exactly():
+    reading = read("dame-kings")
+    assert reading.readable
+    assert isinstance(reading.observation, Observation)
+    assert wrong("dame-kings") == {}
+    assert sum(len(s) == 2 for s in sample("dame-kings")[1]["points"].values()) >= 4
+
+
+def test_crowded_start_position_seen_low():
+    """The full Dame 100 start position seen low across the board: men hide the backs of
+    the men behind them.  The far corners are the hardest; any error there is unsure."""
+    errors = wrong("crowded-low")
+    assert len(errors) <= 2, errors
+    assert all(conf < SURE for _, _, conf in errors.values()), errors
+
+
+@pytest.mark.parametrize("name", ["accasta-tall", "dim-uneven"])
+def test_tall_stacks_and_dim_light_are_mostly_read_and_never_confidently_wrong(name):
+    errors = wrong(name)
+    assert len(errors) <= 0.25 * len(sample(name)[1]["points"]), errors
+    assert all(conf < SURE for _, _, conf in errors.values()), errors
+
+
+def test_attangle_five_stacks_mostly_read():
+    errors = wrong("attangle-five")
+    assert len(errors) <= 0.25 * 37, errors
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: on this light board seen low, stacks whose foot is hidden "
+                                       "by a taller stack in front (f2, g3, e3) are read as empty with confidence")
+def test_attangle_five_stacks_never_confidently_wrong():
+    assert all(conf < SURE for _, _, conf in wrong("attangle-five").values())
+
+
+def test_a_tall_stack_is_read_as_tall():
+    obs = read("accasta-tall").observation
+    tall = [p for p, s in sample("accasta-tall")[1]["points"].items() if len(s) >= 5]
+    assert sum(len(obs.points.get(p, "")) >= 5 for p in tall) >= len(tall) - 1
+
+
+def test_a_hand_over_the_board_makes_the_frame_unreadable():
+    reading = read("hand")
+    assert not reading.readable and "hand" in (reading.reason or "")
+    # The hand reaches over the centre: d4 and its neighbours are not read at all.
+    for p in ("d4", "c3", "d3"):
+        assert p not in reading.observation.points and reading.observation.conf(p) == 0.0
+    assert all(conf < SURE for _, got, conf in wrong("hand").values() if got is not None)
+
+
+def test_a_blurred_frame_is_not_readable():
+    image, truth = sample("dame-kings")
+    reading = StackReader("dame100", pose_from_truth(truth)).read(cv2.GaussianBlur(image, (0, 0), 6))
+    assert not reading.readable and "blurred" in (reading.reason or "")
+    assert reading.observation.points == {}
+
+
+def test_points_out_of_view_are_not_read_and_the_rest_are():
+    """The same picture with the board half out of the frame (the image shifted, the
+    camera's principal point with it): points out of view are left out, the rest read."""
+    image, truth = sample("dame-kings")
+    pose = pose_from_truth(truth)
+    w, h = pose.camera.image_size
+    shift = w // 3
+    moved = np.zeros_like(image)
+    moved[:, : w - shift] = image[:, shift:]
+    K = pose.camera.K.copy()
+    K[0, 2] -= shift
+    shifted = BoardPose(CameraModel(K, pose.camera.dist, (w, h)), pose.rvec, pose.tvec, pose.kind, pose.spec)
+    reading = StackReader("dame100", shifted).read(moved)
+    px = shifted.point_pixels(StackReader("dame100", shifted).model.geometry)
+    out = [p for p, (u, _) in px.items() if u < 0]
+    inside = [p for p, (u, _) in px.items() if u > 40]
+    assert out and inside
+    assert all(p not in reading.observation.points for p in out)
+    right = sum(reading.observation.points.get(p) == truth["points"][p] for p in inside)
+    assert right >= 0.95 * len(inside)
+
+
+@pytest.fixture
+def calibration(tmp_path):
+    def write(name: str) -> Path:
+        truth = sample(name)[1]
+        path = tmp_path / f"{name}-board.json"
+        BoardCalibration(pose_from_truth(truth), truth["game"]).save(path)
+        return path
+    return write
+
+
+def test_cli_prints_every_point_as_json(cli, calibration, tmp_path):
+    board = calibration("dame-kings")
+    overlay = tmp_path / "read.png"
+    r = cli("read", str(SAMPLES / "dame-kings.jpg"), "--game", "dame100", "--calibration", str(board), "--json",
+            "--overlay", str(overlay))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    truth = sample("dame-kings")[1]["points"]
+    assert out["game"] == "dame100" and out["readable"] is True
+    assert out["points"] == truth
+    assert set(out["confidence"]) == set(truth) and all(0 <= v <= 1 for v in out["confidence"].values())
+    Observation.from_json(out)
+    assert cv2.imread(str(overlay)).shape == sample("dame-kings")[0].shape
+
+
+def test_cli_draws_a_diagram_and_fails_on_a_hand(cli, calibration):
+    r = cli("read", str(SAMPLES / "hand.jpg"), "--game", "accasta", "--calibration", str(calibration("hand")))
+    assert r.returncode == 1
+    assert "not readable: a hand is over the board" in r.stdout
+    assert len([line for line in r.stdout.splitlines() if line[:2].strip() in "abcdefg" and line.strip()]) >= 7
+
+
+def test_cli_bad_input_is_one_clear_line(cli, calibration, tmp_path):
+    r = cli("read", str(tmp_path / "missing.jpg"), "--game", "accasta")
+    assert r.returncode != 0 and "no such image" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("read", str(SAMPLES / "hand.jpg"), "--game", "dame100", "--calibration", str(calibration("hand")))
+    assert r.returncode != 0 and "hex board" in r.stderr and len(r.stderr.strip().splitlines()) == 1

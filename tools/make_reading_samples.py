@@ -1,0 +1,91 @@
+"""Render the committed sample pictures of stack reading (samples/reading/), seeded.
+
+    python3 tools/make_reading_samples.py [--out samples/reading]
+
+Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's ground truth:
+game, every point's stack, the camera pose).  They cover what reading must get right:
+the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
+boards seen low (stacks hiding each other), dim and uneven light, and a hand over the
+board.  The same command always writes the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration.camera import look_at_pose  # noqa: E402
+from vision.synth.photo import develop, jpeg, random_photo_look  # noqa: E402
+from vision.synth.render import render_linear  # noqa: E402
+from vision.synth.hand import hand_capsules  # noqa: E402
+from vision.synth.scene import Sample, random_scene, scene_truth  # noqa: E402
+
+SIZE = (960, 540)
+
+POSITIONS: dict[str, tuple[str, dict[str, str]]] = {
+    "accasta-tall": ("accasta", {"d4": "wbwbbw", "c3": "bbwwbw", "e5": "wwbbwb", "b2": "ww", "f3": "b", "d2": "bwb",
+                                 "c5": "w", "e2": "bbw", "a1": "bwbbw", "g4": "wbw"}),
+    "attangle-five": ("attangle", {"d4": "wbwwb", "c2": "bbbww", "e5": "wwwww", "d6": "bwb", "b3": "w", "f2": "bb",
+                                   "c4": "bw", "e3": "wbbbw", "a2": "b", "g3": "w"}),
+    "dame-kings": ("dame100", {"a1": "w", "c3": "ww", "e5": "bb", "g7": "b", "d4": "b", "f4": "w", "h6": "ww",
+                               "b8": "bb", "j8": "b", "i9": "w", "c7": "w", "d2": "bb"}),
+}
+
+
+def make(name: str, seed: int) -> Sample:
+    rng = np.random.default_rng(seed)
+    if name in POSITIONS:
+        game, points = POSITIONS[name]
+        scene = random_scene(game, rng, points=points, size=SIZE)
+    elif name == "crowded-low":
+        from rules import new_game
+
+        game = "dame100"
+        scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
+        cam = scene.pose.camera
+        scene = replace(scene, pose=look_at_pose(cam, (40.0, -470.0, 300.0), "square", (0.0, 10.0, 0.0)))
+    elif name == "dim-uneven":
+        game = "accasta"
+        scene = random_scene(game, rng, size=SIZE)
+        scene = replace(scene, lighting=replace(scene.lighting, ambient=0.12, lamp_mm=(-700.0, 300.0, 600.0)))
+    elif name == "hand":
+        from rules import new_game
+
+        game = "accasta"
+        scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
+        scene = replace(scene, hand=hand_capsules(np.array([0.0, 0.0, 12.0]), np.array([0.0, 1.0]), 0.6))
+    else:
+        raise ValueError(name)
+    photo = replace(random_photo_look(rng), defocus_px=0.5, motion_px=0.0, jpeg_quality=85)
+    linear, _ = render_linear(scene)
+    if name == "dim-uneven":
+        photo = replace(photo, exposure=0.55, vignette=0.35)
+        # Uneven: light falling off across the picture and the soft shadow of someone nearby.
+        h, w = linear.shape[:2]
+        yy, xx = np.mgrid[:h, :w].astype(np.float32)
+        shade = (0.45 + 0.55 * xx / w) * (1 - 0.5 * np.exp(-((xx - 0.4 * w) ** 2 + (yy - 0.55 * h) ** 2) / (0.18 * w) ** 2))
+        linear = linear * shade[..., None]
+    return Sample(name, jpeg(develop(linear, photo, rng), photo.jpeg_quality), scene_truth(scene))
+
+
+SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("samples/reading"))
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, seed in SAMPLES.items():
+        make(name, seed).write(args.out)
+        print(f"wrote {args.out / name}.jpg")
+
+
+if __name__ == "__main__":
+    main()
