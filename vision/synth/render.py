@@ -434,6 +434,7 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
     r, h = spec.piece_diameter_mm / 2, spec.piece_height_mm
     bevel = 1.3
     o = rays.origin
+    albedos = {"w": _to_linear(np.array(look.white, np.float32)), "b": _to_linear(np.array(look.black, np.float32))}
     for disc in discs:
         corners = np.array([[disc.x + sx * r, disc.y + sy * r, disc.z + sz * h]
                             for sx in (-1, 1) for sy in (-1, 1) for sz in (0, 1)])
@@ -475,7 +476,7 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
         groove = np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep(zl / 1.2))
         if covered:
             groove = groove * np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep((h - zl) / 1.2))
-        albedo = _to_linear(np.array(look.white if disc.colour == "w" else look.black, np.float32))
+        albedo = albedos[disc.colour]
         shade = (light.ambient * groove)[:, None] * np.asarray(light.ambient_colour, np.float32) + \
             (diffuse * lit * (1 - light.ambient))[:, None] * np.asarray(light.lamp_colour, np.float32)
         rgb = albedo * shade + (look.gloss * specular * lit * groove)[:, None] * np.asarray(light.lamp_colour, np.float32)
