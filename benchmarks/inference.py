@@ -8,6 +8,8 @@ Prints per game the median and worst CPU milliseconds of each (CPU time of this
 process, so that other work on the machine does not inflate the figures), the most legal turns met,
 and how the observations were inferred (turn / same position reached by equivalent
 turns / ambiguous; a pass is seen only with the reply), which must all be right.
+``--hidden`` observes only the top piece of every stack, to count how often that
+leaves several turns possible.
 """
 
 from __future__ import annotations
@@ -19,14 +21,30 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any, Hashable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import GAMES, new_game  # noqa: E402
+from rules import GAMES, Board, new_game  # noqa: E402
 from rules.infer import GameState, Observation, infer  # noqa: E402
 
 
-def run(game: str, games: int, plies: int, seed: int) -> dict[str, object]:
+def top_only(points: dict[str, str]) -> dict[str, str]:
+    """The view of a camera that reads only the top piece of a stack (lower layers ``?``)."""
+    return {p: "?" * (len(s) - 1) + s[-1:] for p, s in points.items()}
+
+
+def after(board: Board[Any], turns: tuple[Any, ...]) -> Hashable:
+    """The position key after ``turns`` (the board is left as it was)."""
+    for t in turns:
+        board.push(t)
+    key = board.key()
+    for _ in turns:
+        board.pop()
+    return key
+
+
+def run(game: str, games: int, plies: int, seed: int, hidden: bool = False) -> dict[str, object]:
     rng = random.Random(f"{seed}-{game}")
     cold: list[float] = []
     warm: list[float] = []
@@ -43,9 +61,10 @@ def run(game: str, games: int, plies: int, seed: int) -> dict[str, object]:
             turn = rng.choice(turns)
             before = board.visible()
             board.push(turn)
-            obs, key = Observation(board.visible()), board.key()
+            view, key = board.visible(), board.key()
             board.pop()
-            if obs.points == before:  # a pass: the camera sees it only with the reply
+            obs = Observation(top_only(view) if hidden else view)
+            if view == before:  # a pass: the camera sees it only with the reply
                 kinds["pass"] += 1
                 passed, passed_turn = (None, None) if passed else (board.copy(), turn)
                 board.push(turn)
@@ -58,14 +77,11 @@ def run(game: str, games: int, plies: int, seed: int) -> dict[str, object]:
             start = time.process_time()
             infer(state, obs)
             warm.append(time.process_time() - start)
+            reached = [after(start_board, c.turns) for c in result.candidates]
             if result.kind == "turn":
-                for t in result.turns:
-                    start_board.push(t)
-                right = start_board.key() == key
-                for t in result.turns:
-                    start_board.pop()
+                right = reached[0] == key
                 kinds["turn" if list(result.turns) == played else "equivalent turn" if right else "WRONG"] += 1
-            elif result.kind == "ambiguous" and turn in [c.turns[-1] for c in result.candidates]:
+            elif result.kind == "ambiguous" and key in reached:
                 kinds["ambiguous"] += 1
             else:
                 kinds[f"WRONG ({result.kind})"] += 1
@@ -80,12 +96,14 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=10, help="random games per game (default 10)")
     parser.add_argument("--plies", type=int, default=120, help="longest game in plies (default 120)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hidden", action="store_true",
+                        help="observe only the top piece of every stack (lower layers '?')")
     args = parser.parse_args()
     print(f"{'game':<16}{'obs':>6}{'cold median':>13}{'cold worst':>12}{'warm median':>13}"
           f"{'warm worst':>12}{'turns max':>11}  inferred as")
     wrong = 0
     for game in args.games:
-        r = run(game, args.count, args.plies, args.seed)
+        r = run(game, args.count, args.plies, args.seed, args.hidden)
         cold, warm, kinds = r["cold"], r["warm"], r["kinds"]
         wrong += sum(v for k, v in kinds.items() if k.startswith("WRONG"))  # type: ignore[union-attr]
         ms = lambda xs, f: f"{1000 * f(xs):.2f} ms"  # noqa: E731

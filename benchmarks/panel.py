@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from hardware.driver import Timing  # noqa: E402
 from hardware.protocol import MSG_LEDS, Frame, LedFrame, encode  # noqa: E402
 from hardware.selftest import random_frame, session, show_and_see  # noqa: E402
 from hardware.simulator import build  # noqa: E402
@@ -36,10 +37,10 @@ from hardware.simulator import build  # noqa: E402
 BAUD = 115200
 
 
-def throughput(tools, link: Path, frames: int, **driver) -> float:
+def throughput(tools, link: Path, frames: int, timing: Timing) -> float:
     """Frames per second shown and acknowledged, each waiting for its ACK."""
     rng = random.Random(1)
-    with session(tools, link, **driver) as (_, panel):
+    with session(tools, link, timing) as (_, panel):
         start = time.monotonic()
         for _ in range(frames):
             panel.show(random_frame(tools.leds, rng))
@@ -88,7 +89,7 @@ def main() -> int:
             results[leds] = {
                 "wire_bytes": wire,
                 "wire_limit_fps": BAUD / 10 / wire,
-                "link_fps": throughput(tools, link, args.frames, min_interval=0.0),
+                "link_fps": throughput(tools, link, args.frames, timing=Timing(min_interval=0.0)),
                 "driver_fps": continuous(tools, link, 3.0),
                 "latency_median_ms": statistics.median(lat) * 1000,
                 "latency_p95_ms": sorted(lat)[int(0.95 * (len(lat) - 1))] * 1000,

@@ -1,10 +1,12 @@
 """Rules-engine speed: perft (leaf positions N turns deep) for every game in rules.GAMES.
 
 For each game the depth grows until one depth takes about a second (never one predicted
-to take more than --max-seconds), and the deepest depth measured is printed: nodes
-(leaves), seconds, nodes per second.  For dame100 the same count is also run by
-py-draughts, through its public legal-moves/push/pop API in its own virtualenv (built by
-tools/oracles.sh), side by side in the same run.
+to take more than --max-seconds); that depth is then run --repeat times and the fastest
+run is printed: nodes (leaves), seconds, nodes per second.  Seconds are the CPU time of
+the process that counts (``time.process_time``), steadier than wall time on a busy
+machine.  For dame100 the same count is also run by py-draughts, through its public
+legal-moves/push/pop API in its own virtualenv (built by tools/oracles.sh), its runs
+interleaved with ours so both see the same machine load.
 
 Then the figure the live loop depends on: the time of one ``legal_turns`` call on the
 busiest position met in random games (and on Accasta's crowded stress position, with
@@ -12,6 +14,9 @@ thousands of three-move turns), since move inference calls it for every observat
 
     python3 benchmarks/rules.py                 # every game
     python3 benchmarks/rules.py dame100 --json  # one game, JSON lines
+    python3 benchmarks/rules.py dame100 --depth 7 --repeat 1
+
+Exit status 1 if a count differs from a published one (dame100).
 """
 
 from __future__ import annotations
@@ -29,21 +34,23 @@ sys.path.insert(0, str(ROOT))
 
 from rules import GAMES, new_game  # noqa: E402
 
+KNOWN_PERFT = {"dame100": (1, 9, 81, 658, 4265, 27117, 167140, 1049442, 6483961)}
+"""Published perft counts from the start position (index = depth), checked on every run."""
 
-def measure(game: str, min_seconds: float, max_seconds: float, max_depth: int) -> tuple[int, int, float]:
-    """(depth, nodes, seconds) of the deepest perft run within the time budget."""
+
+def choose_depth(game: str, min_seconds: float, max_seconds: float, max_depth: int) -> int:
+    """The deepest perft depth that fits the time budget (see the module docstring)."""
     board = new_game(game)
     previous = None
     for depth in range(1, max_depth + 1):
-        start = time.perf_counter()
+        start = time.process_time()
         nodes = board.perft(depth)
-        seconds = time.perf_counter() - start
-        result = (depth, nodes, seconds)
-        growth = nodes / previous[1] if previous and previous[1] else 10.0  # the branching factor
+        seconds = time.process_time() - start
+        growth = nodes / previous if previous else 10.0  # the branching factor
         if seconds >= min_seconds or seconds * max(growth, 2.0) > max_seconds:
-            return result
-        previous = result
-    return previous or (0, 1, 0.0)
+            return depth
+        previous = nodes
+    return max_depth
 
 
 STRESS: dict[str, dict[str, str]] = {
@@ -84,20 +91,69 @@ def busiest_position(game: str, playouts: int, seed: int = 2024) -> tuple[int, f
     return count, seconds
 
 
-def py_draughts_perft(depth: int) -> tuple[int, float] | str:
-    """(nodes, seconds) of py-draughts' perft, or why it could not run."""
-    python = ROOT / ".venv-oracles" / "py-draughts" / "bin" / "python"
-    if not python.exists():
-        return "not installed (run tools/oracles.sh py-draughts)"
-    run = subprocess.run([str(python), str(ROOT / "tests" / "oracles" / "draughts_oracle.py"), "py-draughts"],
-                         input=json.dumps({"op": "perft", "depth": depth}) + "\n", capture_output=True, text=True,
-                         timeout=600)
-    if run.returncode != 0 or not run.stdout.strip():
-        return f"failed: {run.stderr.strip().splitlines()[-1:] or run.returncode}"
-    answer = json.loads(run.stdout)
-    if "error" in answer:
-        return f"failed: {answer['error']}"
-    return answer["nodes"], answer["seconds"]
+def our_perft(game: str, depth: int) -> tuple[int, float]:
+    board = new_game(game)
+    start = time.process_time()
+    nodes = board.perft(depth)
+    return nodes, time.process_time() - start
+
+
+class PyDraughts:
+    """py-draughts counting perft in its own virtualenv (tools/oracles.sh builds it)."""
+
+    def __init__(self) -> None:
+        python = ROOT / ".venv-oracles" / "py-draughts" / "bin" / "python"
+        if not python.exists():
+            raise RuntimeError("not installed (run tools/oracles.sh py-draughts)")
+        self.proc = subprocess.Popen([str(python), str(ROOT / "tests" / "oracles" / "draughts_oracle.py"),
+                                      "py-draughts"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def perft(self, depth: int) -> tuple[int, float]:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({"op": "perft", "depth": depth}) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline() or '{"error": "py-draughts died"}')
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer["nodes"], answer["seconds"]
+
+    def close(self) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def measure(game: str, depth: int, repeat: int) -> list[dict[str, object]]:
+    """Rows for one game: our best of ``repeat`` runs, and for dame100 py-draughts' best,
+    the runs of the two interleaved so that both see the same machine load."""
+    ours: list[tuple[int, float]] = []
+    theirs: list[tuple[int, float]] = []
+    other = None
+    error = None
+    if game == "dame100":
+        try:
+            other = PyDraughts()
+        except RuntimeError as e:
+            error = str(e)
+    try:
+        for _ in range(repeat):
+            ours.append(our_perft(game, depth))
+            if other is not None:
+                theirs.append(other.perft(depth))
+    except RuntimeError as e:
+        error = f"failed: {e}"
+    finally:
+        if other is not None:
+            other.close()
+    rows: list[dict[str, object]] = []
+    for engine, runs in (("tacticblue", ours), ("py-draughts", theirs)):
+        if runs:
+            nodes, seconds = min(runs, key=lambda r: r[1])
+            rows.append({"engine": engine, "game": game, "depth": depth, "nodes": nodes, "seconds": seconds,
+                         "nodes_per_second": nodes / seconds if seconds else None})
+    if error:
+        rows.append({"engine": "py-draughts", "game": game, "depth": depth, "error": error})
+    return rows
 
 
 def main() -> int:
@@ -106,39 +162,35 @@ def main() -> int:
     parser.add_argument("--min-seconds", type=float, default=1.0, help="stop deepening once a depth takes this long")
     parser.add_argument("--max-seconds", type=float, default=5.0, help="never start a depth predicted to take longer")
     parser.add_argument("--max-depth", type=int, default=12)
+    parser.add_argument("--depth", type=int, help="this depth for every game instead of choosing one")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per game at the chosen depth; the fastest counts")
     parser.add_argument("--playouts", type=int, default=20, help="random games searched for the busiest position")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     args = parser.parse_args()
     unknown = set(args.games) - set(GAMES)
     if unknown:
         parser.error(f"unknown games {', '.join(sorted(unknown))}; choose from {', '.join(sorted(GAMES))}")
-    rows = []
+    status = 0
     for game in args.games or sorted(GAMES):
-        depth, nodes, seconds = measure(game, args.min_seconds, args.max_seconds, args.max_depth)
+        depth = args.depth or choose_depth(game, args.min_seconds, args.max_seconds, args.max_depth)
+        rows = measure(game, depth, args.repeat)
         count, turn_seconds = busiest_position(game, args.playouts)
-        rows.append({"engine": "tacticblue", "game": game, "depth": depth, "nodes": nodes, "seconds": seconds,
-                     "busiest_turns": count, "busiest_legal_turns_ms": round(turn_seconds * 1000, 2)})
-        if game == "dame100":
-            other = py_draughts_perft(depth)
-            if isinstance(other, str):
-                rows.append({"engine": "py-draughts", "game": game, "depth": depth, "error": other})
-            else:
-                rows.append({"engine": "py-draughts", "game": game, "depth": depth, "nodes": other[0],
-                             "seconds": other[1]})
+        rows[0].update(busiest_turns=count, busiest_legal_turns_ms=round(turn_seconds * 1000, 2))
         for row in rows:
-            if "seconds" in row:
-                row["nodes_per_second"] = row["nodes"] / row["seconds"] if row["seconds"] else None
+            known = KNOWN_PERFT.get(game, ())
+            if "nodes" in row and depth < len(known) and row["nodes"] != known[depth]:
+                row["error"] = f"WRONG COUNT {row['nodes']}, expected {known[depth]}"
+                status = 1
             if args.json:
                 print(json.dumps(row), flush=True)
             elif "error" in row:
                 print(f"{row['game']:<16} {row['engine']:<12} depth {row['depth']:>2}  {row['error']}", flush=True)
             else:
-                busiest = (f"   busiest {row['busiest_turns']} turns in {row['busiest_legal_turns_ms']:.1f} ms"
+                busiest = (f"   busiest {row['busiest_turns']} turns in {row['busiest_legal_turns_ms']:.2f} ms"
                            if "busiest_turns" in row else "")
                 print(f"{row['game']:<16} {row['engine']:<12} depth {row['depth']:>2} {row['nodes']:>10} nodes "
                       f"{row['seconds']:7.3f} s {row['nodes_per_second']:>11,.0f} nodes/s{busiest}", flush=True)
-        rows.clear()
-    return 0
+    return status
 
 
 if __name__ == "__main__":

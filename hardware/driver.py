@@ -11,22 +11,25 @@ Use from the live companion (or any loop that must never wait on the panel)::
             ...
         panel.online                  # True while a handshaken device answers
 
-``Panel(None, ...)`` scans the USB serial ports for a panel.  One background thread owns
-the port and does everything else:
+For a game, :class:`hardware.panel.GamePanel` wraps this with the point -> LED layout and
+shows :class:`hardware.view.PanelView` s.  ``Panel(None, ...)`` scans the USB serial ports
+for a panel.  Until the first ``show`` the panel keeps whatever it shows.  One background
+thread owns the port and does everything else:
 
 * opens it without asserting DTR/RTS where the platform allows (many Arduino boards reset
-  when DTR rises; Linux raises it on open regardless, so a reset can still happen: the
-  handshake waits it out, and a BOOT notice from the device triggers a new handshake);
+  when DTR rises; Linux raises it on the first open regardless, so a reset can still
+  happen: the handshake waits it out, and a BOOT notice from the device triggers a new
+  handshake), and clears HUPCL so that a reconnect does not reset the board again;
 * handshakes (HELLO), checks the protocol version and that the device has enough LEDs,
   and never sends a command the device did not advertise (no PING without HEARTBEAT,
   blinking turned steady without BLINK, full brightness without BRIGHTNESS);
-* sends the LED frame at most once per ``min_interval`` (50 ms) and always the newest
+* sends the LED frame at most once per ``Timing.min_interval`` (50 ms) and always the newest
   one, waits for its ACK, and resends a bounded number of times;
 * sends a heartbeat (PING) when it has had nothing to say for a second, acknowledges
   button events and drops their duplicates (a lost EVENT_ACK makes the device resend);
 * when the device disappears (unplug, read error, no reply after the retries, no frame
-  for ``silence_timeout``) it reports offline, closes the port, rescans every
-  ``rescan_interval`` until a panel answers a handshake again, reports online and
+  for ``Timing.silence_timeout``) it reports offline, closes the port, rescans every
+  ``Timing.rescan_interval`` until a panel answers a handshake again, reports online and
   resends the current frame.
 
 ``on_online(info)`` and ``on_offline(reason)`` run on the driver thread: keep them short.
@@ -38,8 +41,10 @@ import collections
 import itertools
 import os
 import select
+import termios
 import threading
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import serial
@@ -64,7 +69,7 @@ def candidate_ports() -> list[str]:
 
 
 def open_port(path: str, baudrate: int = BAUDRATE) -> serial.Serial:
-    """Open ``path`` raw, non-blocking-ish, with DTR and RTS low to avoid resetting the board."""
+    """Open ``path`` raw and non-blocking, with DTR and RTS low to avoid resetting the board."""
     port = serial.Serial()
     port.port = path
     port.baudrate = baudrate
@@ -73,8 +78,34 @@ def open_port(path: str, baudrate: int = BAUDRATE) -> serial.Serial:
     port.dtr = False
     port.rts = False
     port.open()
+    try:  # keep DTR up when we close, so that reopening (a reconnect) does not reset the board
+        attrs = termios.tcgetattr(port.fileno())
+        attrs[2] &= ~termios.HUPCL
+        termios.tcsetattr(port.fileno(), termios.TCSANOW, attrs)
+    except termios.error:
+        pass
     port.reset_input_buffer()
     return port
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The driver's timing in seconds; the defaults are those of PROTOCOL.md."""
+
+    min_interval: float = 0.05
+    """Shortest time between two LED frames."""
+    ack_timeout: float = 0.2
+    """Wait this long for an answer before resending a command."""
+    retries: int = 3
+    """Resend a command at most this many times, then consider the device gone."""
+    handshake_timeout: float = 2.5
+    """Keep saying HELLO this long after opening (a board that reset on open is booting)."""
+    heartbeat_interval: float = 1.0
+    """PING when nothing was sent for this long."""
+    silence_timeout: float = 3.5
+    """A device that heartbeats and said nothing for this long is gone."""
+    rescan_interval: float = 0.2
+    """Try to reconnect this often while offline."""
 
 
 class Panel:
@@ -83,21 +114,13 @@ class Panel:
     def __init__(self, port: str | None, leds: int, *,
                  on_online: Callable[[DeviceInfo], None] | None = None,
                  on_offline: Callable[[str], None] | None = None,
-                 baudrate: int = BAUDRATE, min_interval: float = 0.05, ack_timeout: float = 0.2,
-                 retries: int = 3, handshake_timeout: float = 2.5, heartbeat_interval: float = 1.0,
-                 silence_timeout: float = 3.5, rescan_interval: float = 0.2) -> None:
+                 baudrate: int = BAUDRATE, timing: Timing = Timing()) -> None:
         self.port_name = port
         self.leds = leds
         self.on_online = on_online
         self.on_offline = on_offline
         self.baudrate = baudrate
-        self.min_interval = min_interval
-        self.ack_timeout = ack_timeout
-        self.retries = retries
-        self.handshake_timeout = handshake_timeout
-        self.heartbeat_interval = heartbeat_interval
-        self.silence_timeout = silence_timeout
-        self.rescan_interval = rescan_interval
+        self.timing = timing
 
         self.device: DeviceInfo | None = None
         self.connected_port: str | None = None
@@ -141,6 +164,13 @@ class Panel:
             out.append(self._events.popleft())
         return out
 
+    def wait_online(self, timeout: float) -> bool:
+        """Wait until a device is handshaken (for tools and tests); whether it is."""
+        deadline = time.monotonic() + timeout
+        while not self.online and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.online
+
     def wait_shown(self, timeout: float) -> bool:
         """Wait until the device acknowledged the newest frame (for tools and tests)."""
         with self._shown:
@@ -156,7 +186,7 @@ class Panel:
     def close(self) -> None:
         self._stop.set()
         self._wake()
-        self._thread.join(timeout=self.handshake_timeout + 1)
+        self._thread.join(timeout=self.timing.handshake_timeout + 1)
         if not self._thread.is_alive():
             os.close(self._wake_r)
             os.close(self._wake_w)
@@ -173,7 +203,7 @@ class Panel:
         while not self._stop.is_set():
             link = self._connect()
             if link is None:
-                self._stop.wait(self.rescan_interval)
+                self._stop.wait(self.timing.rescan_interval)
                 continue
             try:
                 self._serve(link)
@@ -215,34 +245,37 @@ class Panel:
         if self.on_offline:
             self.on_offline(reason)
 
+    def _newest(self) -> tuple[LedFrame | None, int]:
+        with self._lock:
+            return self._frame, self._frame_version
+
     def _serve(self, link: "_Link") -> None:
-        sent_version = -1
         last_frame_at = 0.0
         while not self._stop.is_set():
             link.poll()
             if link.rebooted:
                 link.handshake()
-                sent_version = -1
+                link.sent_version = -1
             now = time.monotonic()
-            with self._lock:
-                frame, version = self._frame, self._frame_version
+            frame, version = self._newest()
             if link.outstanding is None:
-                if frame is not None and version != sent_version and now - last_frame_at >= self.min_interval:
+                if frame is not None and version != link.sent_version \
+                        and now - last_frame_at >= self.timing.min_interval:
                     link.send_leds(frame, version)
-                    sent_version, last_frame_at = version, now
-                elif now - link.last_tx >= self.heartbeat_interval:
+                    last_frame_at = now
+                elif now - link.last_tx >= self.timing.heartbeat_interval:
                     link.ping()
             done = link.completed()
-            if done is not None and done == sent_version:
+            if done is not None:
                 with self._shown:
                     self._shown_version = done
                     self._shown.notify_all()
             # sleep until the device says something, show() or close() wakes us, or a deadline
-            wait = self.heartbeat_interval - (now - link.last_tx)
+            wait = self.timing.heartbeat_interval - (now - link.last_tx)
             if link.outstanding is not None:
-                wait = min(wait, link.outstanding[1] + self.ack_timeout - now)
-            if frame is not None and version != sent_version:
-                wait = min(wait, last_frame_at + self.min_interval - now)
+                wait = min(wait, link.outstanding[1] + self.timing.ack_timeout - now)
+            if frame is not None and version != link.sent_version:
+                wait = min(wait, last_frame_at + self.timing.min_interval - now)
             link.wait(min(wait, 0.25))
 
 
@@ -259,6 +292,8 @@ class _Link:
         self.last_rx = time.monotonic()
         self.rebooted = False
         self.last_button_seq: int | None = None
+        self.sent_version = -1
+        """The version of the newest LED frame sent on this link."""
         self._completed: int | None = None
 
     def close(self) -> None:
@@ -276,14 +311,14 @@ class _Link:
 
     def handshake(self) -> DeviceInfo:
         """HELLO until a HELLO_REPLY arrives (a board that reset on open needs a moment)."""
-        deadline = time.monotonic() + self.panel.handshake_timeout
+        deadline = time.monotonic() + self.panel.timing.handshake_timeout
         self.panel.stats["handshakes"] += 1
         self.rebooted = False
         self.outstanding = None
         while time.monotonic() < deadline:
             seq = self._next_seq()
             self._write(Frame(seq, MSG_HELLO, bytes([PROTOCOL_VERSION])))
-            until = min(deadline, time.monotonic() + self.panel.ack_timeout)
+            until = min(deadline, time.monotonic() + self.panel.timing.ack_timeout)
             while time.monotonic() < until and not self.panel._stop.is_set():
                 self.wait(until - time.monotonic())
                 for frame in self._read():
@@ -328,16 +363,20 @@ class _Link:
             return frames
         return []
 
-    def send_leds(self, frame: LedFrame, version: int) -> None:
+    def _leds_frame(self, frame: LedFrame) -> Frame:
+        """The LEDS command for ``frame``, within what the device advertised."""
         caps = self.info.capabilities if self.info else Capability(0)
         if Capability.BLINK not in caps:
             frame = frame.steady()
         if Capability.BRIGHTNESS not in caps:
             frame = LedFrame(frame.colours, frame.patterns, 255)
         pad = self.info.leds - len(frame) if self.info else 0
-        payload = frame.to_payload() + bytes(pad)
         self.panel.stats["frames"] += 1
-        self._send(Frame(self._next_seq(), MSG_LEDS, payload), version)
+        return Frame(self._next_seq(), MSG_LEDS, frame.to_payload() + bytes(pad))
+
+    def send_leds(self, frame: LedFrame, version: int) -> None:
+        self._send(self._leds_frame(frame), version)
+        self.sent_version = version
 
     def ping(self) -> None:
         if self.info and Capability.HEARTBEAT in self.info.capabilities:
@@ -361,14 +400,18 @@ class _Link:
             self._handle(frame)
         if self.outstanding is not None:
             frame, sent_at, tries, version = self.outstanding
-            if now - sent_at >= self.panel.ack_timeout:
-                if tries > self.panel.retries:
+            if now - sent_at >= self.panel.timing.ack_timeout:
+                if tries > self.panel.timing.retries:
                     raise DeviceLost(f"no reply after {tries} tries")
                 self.panel.stats["retries"] += 1
+                newest, newest_version = self.panel._newest()
+                if version >= 0 and newest is not None and newest_version != version:
+                    frame, version = self._leds_frame(newest), newest_version  # resend the latest
+                    self.sent_version = version
                 self._write(frame)
                 self.outstanding = (frame, now, tries + 1, version)
         heartbeats = self.info is not None and Capability.HEARTBEAT in self.info.capabilities
-        if heartbeats and now - self.last_rx > self.panel.silence_timeout:
+        if heartbeats and now - self.last_rx > self.panel.timing.silence_timeout:
             raise DeviceLost("device silent")
 
     def _handle(self, frame: Frame) -> None:
@@ -380,7 +423,8 @@ class _Link:
                 self.panel.stats["refused"] += 1
                 name = Status(status).name if status in iter(Status) else str(status)
                 self.panel.last_problem = f"device refused a command: {name}"
-            self._completed = self.outstanding[3]
+            elif self.outstanding[3] >= 0:
+                self._completed = self.outstanding[3]
             self.outstanding = None
         elif frame.type == MSG_BUTTON:
             try:

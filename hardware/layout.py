@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from rules.geometry import DIAGONAL, KING, Geometry, hex_geometry, square_cells, square_intersections
+from rules import GAMES
+from rules.geometry import Geometry, hex_geometry, square_cells
 
 LAYOUTS_DIR = Path(__file__).resolve().parent / "layouts"
 
@@ -47,30 +48,13 @@ PANEL_BOARDS: dict[str, Callable[[], Geometry]] = {
 }
 """The points a panel of each kind has an LED under."""
 
-GAME_BOARDS: dict[str, Callable[[], Geometry]] = {
-    "accasta": hex_geometry,
-    "abande": hex_geometry,
-    "attangle": hex_geometry,
-    "attangle-2008": hex_geometry,
-    "abande-square": lambda: square_intersections(7, KING),
-    "attangle-square": lambda: square_cells(8, KING),
-    "attraktion": lambda: square_cells(10),
-    "attraktion-8x8": lambda: square_cells(8),
-    "alva": lambda: square_intersections(9),
-    "dame100": lambda: square_cells(10, DIAGONAL, dark_only=True),
-}
-"""Each game's points, for the games the rules package has not registered (yet)."""
 
 
 def game_geometry(game: str) -> Geometry:
-    """The points of ``game``: the registered game's geometry, else :data:`GAME_BOARDS`."""
-    from rules import GAMES
-
-    if game in GAMES:
-        return GAMES[game].geometry
-    if game in GAME_BOARDS:
-        return GAME_BOARDS[game]()
-    raise ValueError(f"unknown game {game!r}; choose one of: {', '.join(sorted(set(GAMES) | set(GAME_BOARDS)))}")
+    """The points of ``game`` (the rules' geometry: the one source of point names)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of: {', '.join(sorted(GAMES))}")
+    return GAMES[game].geometry
 
 
 def wiring_order(geometry: Geometry, wiring: str | list[str]) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from hardware.driver import Panel
+from hardware.driver import Panel, Timing
 from hardware.protocol import PALETTE_RGB, ButtonEvent, Capability, LedFrame, Pattern
 from hardware.simulator import SimTools, SimulatedPanel, build
 
@@ -37,15 +37,12 @@ def random_frame(leds: int, rng: random.Random, brightness: int = 255) -> LedFra
 
 
 @contextmanager
-def session(tools: SimTools, link: Path, **driver: object) -> Iterator[tuple[SimulatedPanel, Panel]]:
+def session(tools: SimTools, link: Path, timing: Timing = Timing()) -> Iterator[tuple[SimulatedPanel, Panel]]:
     """A simulated panel and a driver connected to it (online when entered)."""
     with SimulatedPanel(tools, link) as sim:
-        panel = Panel(str(link), tools.leds, **driver)  # type: ignore[arg-type]
+        panel = Panel(str(link), tools.leds, timing=timing)
         try:
-            deadline = time.monotonic() + 3
-            while not panel.online and time.monotonic() < deadline:
-                time.sleep(0.01)
-            expect(panel.online, f"no handshake with the firmware ({panel.last_problem})")
+            expect(panel.wait_online(3), f"no handshake with the firmware ({panel.last_problem})")
             yield sim, panel
         finally:
             panel.close()
@@ -72,12 +69,25 @@ def check_handshake(tools: SimTools, link: Path) -> str:
                 f"{info.buttons} buttons")
 
 
+WS2812_T0H_NS = (250, 550)
+WS2812_T1H_NS = (650, 950)
+WS2812_MAX_LOW_NS = 5000
+"""WS2812(B) data timing (datasheet: T0H 0.4 us, T1H 0.8 us, each +-150 ns); lows well
+below the 50 us reset, which would latch the chain mid-frame."""
+
+
 def check_full_frame(tools: SimTools, link: Path) -> str:
-    """Every LED a different colour, at a brightness below full: the chain shows each exactly."""
+    """Every LED a different colour, at a brightness below full: the chain shows each
+    exactly, and the data pin's waveform is within the WS2812 timing."""
     frame = LedFrame(tuple(i % len(PALETTE_RGB) for i in range(tools.leds)), (0,) * tools.leds, 200)
     with session(tools, link) as (sim, panel):
         seconds = show_and_see(sim, panel, frame)
-        return f"{tools.leds} LEDs shown as sent in {seconds * 1000:.0f} ms"
+        wave = sim.shown[-1].waveform
+        expect(WS2812_T0H_NS[0] <= wave.t0h[0] and wave.t0h[1] <= WS2812_T0H_NS[1], f"0-bit high {wave.t0h} ns")
+        expect(WS2812_T1H_NS[0] <= wave.t1h[0] and wave.t1h[1] <= WS2812_T1H_NS[1], f"1-bit high {wave.t1h} ns")
+        expect(wave.longest_low <= WS2812_MAX_LOW_NS, f"a low of {wave.longest_low:.0f} ns inside the frame")
+        return (f"{tools.leds} LEDs shown as sent in {seconds * 1000:.0f} ms; WS2812 timing T0H "
+                f"{wave.t0h[1]:.0f} ns, T1H {wave.t1h[1]:.0f} ns, longest low {wave.longest_low:.0f} ns")
 
 
 def check_blink(tools: SimTools, link: Path) -> str:
@@ -122,7 +132,7 @@ def check_frames(tools: SimTools, link: Path, count: int, seed: int = 7) -> str:
         while frames and frame == frames[-1]:
             frame = random_frame(tools.leds, rng)
         frames.append(frame)
-    with session(tools, link, min_interval=0.0) as (sim, panel):
+    with session(tools, link, timing=Timing(min_interval=0.0)) as (sim, panel):
         first = len(sim.shown)
         start = time.monotonic()
         for i, frame in enumerate(frames):
@@ -143,7 +153,7 @@ def check_frames(tools: SimTools, link: Path, count: int, seed: int = 7) -> str:
 def check_garbage(tools: SimTools, link: Path, bursts: int = 20, seed: int = 11) -> str:
     """Random bytes injected both ways while frames flow: no wrong LED, no hang."""
     rng = random.Random(seed)
-    with session(tools, link, min_interval=0.0) as (sim, panel):
+    with session(tools, link, timing=Timing(min_interval=0.0)) as (sim, panel):
         first = len(sim.shown)
         sent = {tuple(LedFrame.blank(tools.leds).rgb())}
         frame = LedFrame.blank(tools.leds)
@@ -166,9 +176,7 @@ def check_dim(tools: SimTools, link: Path) -> str:
     frame = LedFrame.blank(tools.leds).set(0, 1).set(1, 2)
     with SimulatedPanel(tools, link) as sim:
         with Panel(str(link), tools.leds) as panel:
-            deadline = time.monotonic() + 3
-            while not panel.online and time.monotonic() < deadline:
-                time.sleep(0.01)
+            expect(panel.wait_online(3), "no handshake with the firmware")
             show_and_see(sim, panel, frame)
             silent_from = time.monotonic()
         dimmed = tuple(frame.rgb(dimmed=True))
@@ -195,9 +203,7 @@ def check_unplug(tools: SimTools, link: Path) -> str:
     sim = SimulatedPanel(tools, link)
     panel = Panel(str(link), tools.leds, on_online=note("online"), on_offline=note("offline"))
     try:
-        deadline = time.monotonic() + 3
-        while not panel.online and time.monotonic() < deadline:
-            time.sleep(0.01)
+        expect(panel.wait_online(3), "no handshake with the firmware")
         show_and_see(sim, panel, random_frame(tools.leds, rng))
         sim.kill()
         deadline = time.monotonic() + 2

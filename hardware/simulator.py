@@ -69,12 +69,34 @@ def build(directory: Path, leds: int) -> SimTools:
     return SimTools(directory / f"panel-{leds}.elf", harness, leds)
 
 
+CLOCK_HZ = 16_000_000
+
+
+@dataclass(frozen=True)
+class Waveform:
+    """Extremes of one WS2812 frame on the data pin, in nanoseconds."""
+
+    t0h: tuple[float, float]
+    """Shortest and longest high time of a 0 bit."""
+    t1h: tuple[float, float]
+    """Shortest and longest high time of a 1 bit."""
+    longest_low: float
+    """Longest low time between two bits of the frame."""
+
+    @classmethod
+    def from_cycles(cls, cycles: list[int]) -> "Waveform":
+        ns = [c * 1e9 / CLOCK_HZ for c in cycles]
+        return cls((ns[0], ns[1]), (ns[2], ns[3]), ns[4])
+
+
 @dataclass(frozen=True)
 class Shown:
-    """One latched WS2812 frame: when the harness reported it and the RGB of every LED."""
+    """One latched WS2812 frame: when the harness reported it, the RGB of every LED, and
+    its waveform."""
 
     at: float
     rgb: tuple[RGB, ...]
+    waveform: Waveform
 
 
 class SimulatedPanel:
@@ -101,13 +123,16 @@ class SimulatedPanel:
 
     def _read(self) -> None:
         assert self.process.stdout is not None
+        waveform = Waveform((0, 0), (0, 0), 0)
         for line in self.process.stdout:
             parts = line.split()
-            if len(parts) == 3 and parts[0] == "LEDS":
+            if len(parts) == 6 and parts[0] == "TIMING":
+                waveform = Waveform.from_cycles([int(p) for p in parts[1:]])
+            elif len(parts) == 3 and parts[0] == "LEDS":
                 data = bytes.fromhex(parts[2])
                 rgb = tuple((data[i + 1], data[i], data[i + 2]) for i in range(0, len(data) - 2, 3))
                 with self._changed:
-                    self.shown.append(Shown(time.monotonic(), rgb))
+                    self.shown.append(Shown(time.monotonic(), rgb, waveform))
                     self._changed.notify_all()
         with self._changed:
             self._changed.notify_all()

@@ -16,6 +16,9 @@ and :func:`render` turns it into the LED frame for one panel:
 >>> frame = render(PanelView(to_move="b", last_move=("a1", "b2")), leds)
 >>> [(i, Colour(frame.colours[i]).name) for i in range(len(frame)) if frame.colours[i]]
 [(0, 'DIM_BLUE'), (7, 'BLUE')]
+
+The points come from the rules without knowing any game's turn type: :func:`moved_points`
+compares the visible board before and after a turn, :func:`targets` tries every legal turn.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Literal
 
 from hardware.layout import GameLeds
 from hardware.protocol import Colour, LedFrame, Pattern
+from rules import Board
 
 Side = Literal["w", "b"]
 
@@ -47,6 +51,41 @@ class PanelView:
     """The points to put back after an illegal move."""
     winner: Side | Literal["draw"] | None = None
     """Set when the game is over."""
+
+
+def moved_points(before: dict[str, str], after: dict[str, str]) -> tuple[str, ...]:
+    """The points a turn changed, for :attr:`PanelView.last_move`: the points that lost
+    pieces or changed first, then the points that grew, the one that grew most last (where
+    the mover arrived).  Game-agnostic: it needs only the visible stacks.
+
+    >>> moved_points({"a1": "ww", "b2": "", "c3": "b"}, {"a1": "w", "b2": "w", "c3": "b"})
+    ('a1', 'b2')
+    >>> moved_points({"b4": "w", "c5": "b", "d6": ""}, {"b4": "", "c5": "", "d6": "w"})  # a capture
+    ('b4', 'c5', 'd6')
+    """
+    changed = [p for p in before if before[p] != after.get(p, "")]
+    grew = sorted((p for p in changed if len(after[p]) > len(before[p])),
+                  key=lambda p: (len(after[p]) - len(before[p]), changed.index(p)))
+    return tuple(p for p in changed if p not in grew) + tuple(grew)
+
+
+def targets(board: Board, point: str) -> tuple[str, ...]:
+    """Where the stack on ``point`` may go this turn (teaching mode): the points that grow
+    in the legal turns that take pieces from ``point``, in board order.
+
+    >>> from rules import new_game
+    >>> targets(new_game("dame100"), "b4")
+    ('a5', 'c5')
+    """
+    before = board.visible()
+    reached: set[str] = set()
+    for turn in board.legal_turns():
+        board.push(turn)
+        after = board.visible()
+        board.pop()
+        if len(after[point]) < len(before[point]):
+            reached.update(p for p in after if len(after[p]) > len(before[p]))
+    return tuple(p for p in before if p in reached)
 
 
 def render(view: PanelView, leds: GameLeds) -> LedFrame:

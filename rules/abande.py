@@ -225,6 +225,28 @@ class Abande(Board[AbandeTurn]):
             return turn
         raise IllegalTurn(self._why_illegal(turn))
 
+    def explain_illegal(self, seen: dict[str, str]) -> str | None:
+        """Why the observed board ``seen`` (point -> stack) is no legal turn, for move inference:
+        the placement or move the players made, read from the stacks, and the rule it breaks.
+
+        >>> b = Abande()
+        >>> for t in ["d4", "d5"]:
+        ...     _ = b.push_notation(t)
+        >>> b.explain_illegal({"a1": "b"})
+        'a new piece must touch a piece on the board and keep all pieces connected (a1 does not)'
+        """
+        from rules.infer import movement
+
+        moved = movement(self, seen)
+        if moved is None or len(moved.landed) != 1:
+            return None
+        target = next(iter(moved.landed))
+        if moved.source is None:
+            return self._why_illegal(Place(target))
+        if moved.left != self.stacks[moved.source]:
+            return f"stacks never split: the whole stack on {self.geometry.name(moved.source)} moves"
+        return self._why_illegal(Step(moved.source, target))
+
     def _why_illegal(self, turn: AbandeTurn) -> str:
         """The rule that forbids an illegal turn, in words."""
         me = self.turn

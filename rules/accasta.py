@@ -353,7 +353,7 @@ class Accasta(Board[AccastaTurn]):
         from rules.infer import movement
 
         moved = movement(self, seen)
-        if moved is None or len(moved.landed) > MAX_MOVES:
+        if moved is None or moved.source is None or len(moved.landed) > MAX_MOVES:
             return None
         reasons = []
         for order in permutations(moved.landed):

@@ -224,16 +224,9 @@ class Attraktion(Board[str]):
         [['place white on c2'], ['c4-c3', 'c5-c4'], ['h2-g2']]
         """
         names = self.geometry.names
-        chains = [[({self.geometry.index(turn): self.turn}, f"place {COLOUR_NAMES[self.turn]} on {turn}")]]
-        vacated: dict[int, list[tuple[dict[int, str], str]]] = {}
-        for src, dst in self._shift_indices(turn):
-            chain = vacated.pop(dst, None)
-            if chain is None:
-                chain = []
-                chains.append(chain)
-            chain.append(({src: "", dst: self.stacks[src]}, f"{names[src]}-{names[dst]}"))
-            vacated[src] = chain
-        return chains
+        placing = [({self.geometry.index(turn): self.turn}, f"place {COLOUR_NAMES[self.turn]} on {turn}")]
+        return [placing, *([({src: "", dst: self.stacks[src]}, f"{names[src]}-{names[dst]}") for src, dst in train]
+                           for train in _trains(self._shift_indices(turn)))]
 
     def attraction_boards(self, turn: str) -> list[dict[str, str]]:
         """Every board a player's hands pass through while playing ``turn``, one shift at a time.

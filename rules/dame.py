@@ -51,7 +51,7 @@ and how the standard perft counts (9, 81, 658, 4265, ...) are defined.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import DIAGONAL, square_cells
@@ -108,9 +108,9 @@ class DameTurn(NamedTuple):
     """One turn: the squares the piece stops on (start first) and the squares it captures.
 
     Equality and hashing use (start, end, set of captured squares) only: see the
-    module docstring.
+    module docstring.  A king on e3 (38) taking the four men round it, either way round:
 
-    >>> DameTurn((10, 28, 10), (19, 23, 33, 32)) == DameTurn((10, 37, 10), (32, 23, 19, 33))
+    >>> DameTurn((38, 29, 18, 27, 38), (33, 23, 22, 32)) == DameTurn((38, 27, 18, 29, 38), (32, 22, 23, 33))
     True
     """
 
@@ -142,6 +142,17 @@ class DameTurn(NamedTuple):
 
 
 _new_turn = tuple.__new__
+
+# Every possible move without capture, built once: generation hands out these shared values.
+MAN_MOVES: dict[int, tuple[tuple[tuple[int, DameTurn], ...], ...]] = {
+    side: tuple(tuple((t, DameTurn((s, t))) for t in targets) for s, targets in enumerate(steps))
+    for side, steps in STEPS.items()
+}
+"""Per side and square, (target, turn) for each forward step of a man."""
+KING_MOVES: tuple[tuple[tuple[tuple[int, DameTurn], ...], ...], ...] = tuple(
+    tuple(tuple((t, DameTurn((s, t))) for t in ray) for ray in rays) for s, rays in enumerate(RAYS)
+)
+"""Per square and direction, (target, turn) along the ray for a king."""
 
 
 def _man_captures(sq: list[int], cur: int, opp: int, path: list[int], caps: list[int],
@@ -266,7 +277,7 @@ class Dame100(Board[DameTurn]):
         sq = self._sq
         me = SIDE_BIT[self.turn]
         opp = me ^ 3
-        steps = STEPS[me]
+        steps = MAN_MOVES[me]
         found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         quiet: list[DameTurn] = []
         for s in sorted(self._pieces[me]):  # one pass: captures, and quiet moves until one is found
@@ -276,11 +287,11 @@ class Dame100(Board[DameTurn]):
                 _king_captures(sq, s, opp, [s], [], found)
                 sq[s] = p
                 if not found:
-                    for ray in RAYS[s]:
-                        for t in ray:
+                    for ray in KING_MOVES[s]:
+                        for t, turn in ray:
                             if sq[t]:
                                 break
-                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+                            quiet.append(turn)
                 continue
             for over, land in JUMPS[s]:  # cheap test first: most men cannot capture
                 if sq[over] & opp and not sq[land]:
@@ -290,9 +301,9 @@ class Dame100(Board[DameTurn]):
                     break
             else:
                 if not found:
-                    for t in steps[s]:
+                    for t, turn in steps[s]:
                         if not sq[t]:
-                            quiet.append(_new_turn(DameTurn, ((s, t), ())))
+                            quiet.append(turn)
         if not found:
             return quiet
         most = max(len(c) for _, c in found)
@@ -389,21 +400,22 @@ class Dame100(Board[DameTurn]):
     def partial_chains(self, turn: DameTurn, changes: dict[int, str]) -> list[list[tuple[dict[int, str], str]]]:
         """How a player carries out ``turn`` on the real board, for move inference.
 
-        The piece hops along its path (each stop a step, the last one crowned if it
-        promotes); then the captured pieces are lifted, in any order (FMJD: only after
+        The piece is lifted and hops along its path (each stop a step, the last one
+        crowned if it promotes); then the captured pieces are lifted, in any order (FMJD: only after
         the whole move).  Of capture paths with the same start, end and captured pieces
         only the one :meth:`legal_turns` lists is followed.
 
         >>> b = Dame100()
         >>> b.set_position({"c3": "w", "d4": "b", "d6": "b"}, turn="w")
         >>> [[text for _, text in chain] for chain in b.partial_chains(b.legal_turns()[0], {})]
-        [['37x28', '28x17'], ['remove 32'], ['remove 22']]
+        [['lift the piece on 37', '37x28', '28x17'], ['remove 32'], ['remove 22']]
         """
         piece = self.stacks[GI[turn.start]]
         hops = list(zip(turn.path, turn.path[1:]))
         sign = "x" if turn.captured else "-"
-        moving = [({GI[a]: "", GI[b]: changes.get(GI[b], piece) if k == len(hops) - 1 else piece},
-                   f"{a}{sign}{b}") for k, (a, b) in enumerate(hops)]
+        moving = [({GI[turn.start]: ""}, f"lift the piece on {turn.start}")]
+        moving += [({GI[a]: "", GI[b]: changes.get(GI[b], piece) if k == len(hops) - 1 else piece},
+                    f"{a}{sign}{b}") for k, (a, b) in enumerate(hops)]
         return [moving, *([({GI[c]: ""}, f"remove {c}")] for c in turn.captured)]
 
     # --- end of the game --------------------------------------------------------------

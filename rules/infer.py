@@ -14,6 +14,11 @@ whose colour could not be read, and a confidence per point) and answers with an
 ``unchanged``  the board is as it was;
 ``restored``   the board went back to an earlier position of the game (a take-back).
 
+Vision's uncertainty: a ``?`` layer matches any colour, a point left out matches any
+stack, and a point read with confidence below ``LOW_CONFIDENCE`` may be overruled by
+a turn that fits every other point and is unique; a confident reading is never
+overruled, and a change seen only on uncertain points is no turn (``unchanged``).
+
 Matching compares visible boards, not lists of moves: every legal turn is reduced
 once per position to the points it changes (cached), so each observation costs a
 few set operations per group of turns changing the same points.
@@ -47,6 +52,9 @@ Kind = Literal["turn", "partial", "ambiguous", "illegal", "unchanged", "restored
 LOW_CONFIDENCE = 0.5
 """A point read with confidence below this may be overruled by an otherwise unique turn."""
 
+MAX_CANDIDATES = 12
+"""Ambiguous and partial answers list at most this many readings, best first."""
+
 Changes = dict[int, str]
 """Point index -> stack after the turn, for the points a turn changes."""
 
@@ -61,7 +69,7 @@ class Observation:
     anything; ``confidence`` (0..1) defaults to 1 for every point given.
 
     >>> obs = Observation({"d4": "w?", "d5": ""}, {"d5": 0.3})
-    >>> obs.conf("d4"), obs.conf("d5"), obs.low("d5")
+    >>> obs.conf("d4"), obs.conf("d5"), Observation.from_json(obs.to_json()) == obs
     (1.0, 0.3, True)
     """
 
@@ -70,9 +78,6 @@ class Observation:
 
     def conf(self, point: str) -> float:
         return self.confidence.get(point, 1.0)
-
-    def low(self, point: str, threshold: float = LOW_CONFIDENCE) -> bool:
-        return self.conf(point) < threshold
 
     @classmethod
     def from_json(cls, data: Any) -> "Observation":
@@ -263,12 +268,15 @@ def turn_extends(longer: Any, shorter: Any) -> bool:
 
 @dataclass(frozen=True)
 class Movement:
-    """Pieces seen to have moved from one point: what left it and where each part landed.
+    """Pieces seen to have moved from one point (or come from the hand): what left it and
+    where each part landed.
 
     Found by :func:`movement` from the stacks alone, for games whose ``explain_illegal``
-    needs the turn the players tried (a stack moved too far, onto too many pieces)."""
+    needs the turn the players tried (a stack moved too far, onto too many pieces, a
+    piece placed where it may not go)."""
 
-    source: int
+    source: int | None
+    """The point the pieces left; ``None`` for one piece placed from the hand."""
     left: str
     """The pieces that left ``source`` (bottom to top)."""
     landed: dict[int, str]
@@ -278,13 +286,16 @@ class Movement:
 def movement(board: Board[Any], seen: dict[str, str]) -> Movement | None:
     """The single source and the destinations of pieces moved between ``board`` and ``seen``.
 
-    ``None`` unless every changed point is fully read (no ``?``), exactly one point lost
-    pieces from its top, one or more gained pieces on top, and the counts agree.
+    ``None`` unless every changed point is fully read (no ``?``) and either exactly one
+    point lost pieces from its top and the pieces it lost are the ones that arrived on
+    top of the others, or nothing was lost and a single piece arrived (a placement).
 
     >>> from rules import new_game
     >>> m = movement(new_game("accasta"), {"c3": "", "d3": "w"})
     >>> m.source, m.left, m.landed
     (11, 'w', {17: 'w'})
+    >>> movement(new_game("abande"), {"d4": "b"})
+    Movement(source=None, left='', landed={18: 'b'})
     """
     sources, landed = [], {}
     for name, stack in seen.items():
@@ -300,6 +311,8 @@ def movement(board: Board[Any], seen: dict[str, str]) -> Movement | None:
             landed[i] = stack[len(before):]
         else:
             return None
+    if not sources and len(landed) == 1 and len(next(iter(landed.values()))) == 1:
+        return Movement(None, "", landed)
     if len(sources) != 1 or not landed or sum(map(len, landed.values())) != len(sources[0][1]):
         return None
     return Movement(sources[0][0], sources[0][1], landed)
@@ -329,7 +342,18 @@ class GameState:
     Accasta turn of one or two moves); it is confirmed when it cannot go on, when the
     opponent starts to move, or on an explicit "turn done" (:meth:`turn_done`).
 
-    :meth:`update` infers a turn from an observation and applies what is certain."""
+    :meth:`update` infers a turn from an observation and applies what is certain.
+
+    >>> from rules import new_game
+    >>> state, camera = GameState(new_game("accasta")), new_game("accasta")
+    >>> _ = camera.push_notation("b4:2-c5")
+    >>> state.update(Observation(camera.visible())).message
+    'white played b4:2-c5 (same position as b4:-c5,+c5)'
+    >>> _ = camera.push_notation("f4:-e5")  # Black's turn could go on: it stays pending
+    >>> r = state.update(Observation(camera.visible()))
+    >>> r.message, state.board.ply, state.pending is not None
+    ('black played f4:-e5; the turn may go on', 1, True)
+    """
 
     def __init__(self, board: Board[Any], low_confidence: float = LOW_CONFIDENCE) -> None:
         self.board = board
@@ -397,6 +421,8 @@ class GameState:
             else:
                 self.push(turns[:-1])
                 self.pending = turns[-1]
+        elif result.kind == "partial" and result.best is not None and len(result.best.turns) > 1:
+            self.push(result.best.turns[:-1])  # the opponent started: the pending turn is final
         elif result.kind == "unchanged" and done:
             self.turn_done()
         elif result.kind == "restored" and result.restored_ply is not None:
@@ -465,12 +491,19 @@ def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[
         outside = [i for i in differ if i not in points]  # all low-confidence here
         for n in members:
             changes = pos.results[n][1]
-            bad = outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
+            bad = _disagreements(board, seen, outside, changes)
             if any(not seen.low[i] for i in bad):
                 continue
             evidence = sum(1 for i in changes if seen.stacks[i] is not None and "?" not in seen.stacks[i])
             (override if bad else exact).append(_Match(n, bad, evidence))
     return exact, override
+
+
+def _disagreements(board: Board[Any], seen: _Seen, outside: list[int], changes: Changes) -> list[int]:
+    """The points where a turn's result and the observation disagree: ``outside`` (points the
+    turn does not change but the observation shows changed) plus changed points misread."""
+    fits = board.stack_fits
+    return outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
 
 
 def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) -> dict[int, Any]:
@@ -484,6 +517,8 @@ def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) ->
 
 def _may_continue(board: Board[Any], pos: _Position, turn: Any) -> bool:
     """Whether a legal turn of the same position goes on from ``turn``."""
+    if not hasattr(turn, "extends"):
+        return False
     if pos.longer is None:
         # Only turns with more moves can extend one: index them by their first move.
         pos.longer = {}
@@ -494,6 +529,8 @@ def _may_continue(board: Board[Any], pos: _Position, turn: Any) -> bool:
 
 
 def _first(turn: Any) -> Any:
+    """A bucket for turns that may extend each other: origin and first move where the turn
+    type has them (``None`` otherwise, one bucket for all)."""
     moves = getattr(turn, "moves", None)
     return (getattr(turn, "origin", None), moves[0]) if isinstance(moves, tuple) and moves else None
 
@@ -509,13 +546,13 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
     observation.check(board)
     seen = _Seen.of(board, observation, state.low_confidence)
     fits = board.stack_fits
-    names = board.geometry.names
-    mover = COLOUR_NAMES[board.turn]
 
     now = state.visible_now()
     moved = _mismatches(fits, seen, now, range(len(now)))
-    if not moved:
-        return _unchanged(state, seen, [])
+    if all(seen.low[i] for i in moved):
+        # Nothing changed, or only readings too uncertain to show a turn on their own
+        # (a shadow read as a piece): wait for a confident reading.
+        return _unchanged(state, seen, moved)
 
     pos = state.position()
     outcome = pos.outcome
@@ -533,11 +570,9 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
         reply = _reply(state, seen, done)
         if reply is not None:
             return reply
-        partial = _partial(state, pos, seen)
+        partial = _partial(state, pos, seen) or _reply(state, seen, done, partial=True)
         if partial is not None:
             return partial
-    if all(seen.low[i] for i in moved):
-        return _unchanged(state, seen, moved)
     if outcome is not None:
         return Inference("illegal", f"the game is over ({outcome.reason}); the board should not change",
                          differences=_diffs(board, seen, now, moved))
@@ -603,9 +638,10 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
         if best.may_continue and not done:
             msg += "; the turn may go on"
         return Inference("turn", msg, cands, best.differences, confirmed=done or not best.may_continue)
-    cands = tuple(candidate(min(g, key=rank)) for g in groups)
-    return Inference("ambiguous", f"{len(cands)} turns fit what can be seen: "
-                     + ", ".join(c.notation for c in cands), cands)
+    cands = tuple(candidate(min(g, key=rank)) for g in groups[:MAX_CANDIDATES])
+    more = f" and {len(groups) - len(cands)} more" if len(groups) > len(cands) else ""
+    return Inference("ambiguous", f"{len(groups)} turns fit what can be seen: "
+                     + ", ".join(c.notation for c in cands) + more, cands)
 
 
 def _prefix_notations(state: GameState, prefix: tuple[Any, ...]) -> tuple[str, ...]:
@@ -652,8 +688,9 @@ def _restored(state: GameState, seen: _Seen) -> Inference | None:
     return None
 
 
-def _reply(state: GameState, seen: _Seen, done: bool) -> Inference | None:
-    """The opponent already replied: confirm the pending turn, or a pass, and match the reply."""
+def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> Inference | None:
+    """The opponent already replied (or, with ``partial``, started to): confirm the pending
+    turn, or a pass, and match the reply in the position after it."""
     board = state.board
     if state.pending is not None:
         firsts = [state.pending]
@@ -663,6 +700,11 @@ def _reply(state: GameState, seen: _Seen, done: bool) -> Inference | None:
         board.push(first)
         try:
             pos = state.position()
+            if partial:
+                found = _partial(state, pos, seen, (first,))
+                if found is not None:
+                    return found
+                continue
             exact, override = _match_turns(board, pos, seen, board.stacks)
             matches = exact or (override if len(override) == 1 else [])
             if matches:
@@ -672,8 +714,9 @@ def _reply(state: GameState, seen: _Seen, done: bool) -> Inference | None:
     return None
 
 
-def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
-    """``partial`` if the observation is some turn carried out only in part."""
+def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:
+    """``partial`` if the observation is some turn carried out only in part (after the
+    turns ``prefix``, already pushed on ``state.board``)."""
     board = state.board
     fits = board.stack_fits
     base = board.stacks
@@ -681,6 +724,7 @@ def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
     # With the generic chains a turn's partial states only touch the points it changes;
     # a game's own chains may pass through others (a draughts piece's landing squares).
     own_chains = getattr(board, "partial_chains", None) is not None
+    prefix_notes = _prefix_notations(state, prefix)
     found: list[Candidate] = []
     for points, members in pos.groups.items():
         if not own_chains and not need <= points:
@@ -689,15 +733,21 @@ def _partial(state: GameState, pos: _Position, seen: _Seen) -> Inference | None:
             turn, changes = pos.results[n]
             remaining = _chain_progress(board, turn, changes, seen, need)
             if remaining is not None:
-                found.append(Candidate((turn,), (board.turn_notation(turn),), 1.0, remaining=tuple(remaining)))
+                found.append(Candidate(prefix + (turn,), prefix_notes + (board.turn_notation(turn),), 1.0,
+                                       remaining=tuple(remaining)))
     if not found:
         return None
     found.sort(key=lambda c: (len(c.remaining), _length(c.turns[-1]), c.notation))
-    if len(found) == 1:
-        msg = f"{COLOUR_NAMES[board.turn]} is playing {found[0].notation}; still to do: {'; '.join(found[0].remaining)}"
+    who = COLOUR_NAMES[board.turn]
+    total = len(found)
+    found = found[:MAX_CANDIDATES]
+    if total == 1:
+        msg = f"{who} is playing {found[0].notations[-1]}; still to do: {'; '.join(found[0].remaining)}"
     else:
-        msg = (f"{COLOUR_NAMES[board.turn]} has started one of {len(found)} turns: "
-               + ", ".join(c.notation for c in found[:8]) + (" ..." if len(found) > 8 else ""))
+        msg = (f"{who} has started one of {total} turns: " + ", ".join(c.notations[-1] for c in found)
+               + (f" and {total - len(found)} more" if total > len(found) else ""))
+    if prefix:
+        msg = f"{' '.join(prefix_notes)} confirmed; {msg}"
     return Inference("partial", msg, tuple(found))
 
 
@@ -735,18 +785,16 @@ def _chain_progress(board: Board[Any], turn: Any, changes: Changes, seen: _Seen,
 # --- illegal: the nearest legal turns and why ----------------------------------------------------
 
 def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
+    """``illegal``: the reason, the nearest legal turns and where the board differs from them."""
     board = state.board
-    fits = board.stack_fits
-    names = board.geometry.names
     base = board.stacks
-    differ = _mismatches(fits, seen, base, range(len(base)))
+    differ = _mismatches(board.stack_fits, seen, base, range(len(base)))
     # Nearest legal turns: fewest points where the observation disagrees with their result.
     scored = []
     for points, members in pos.groups.items():
         outside = [i for i in differ if i not in points]
         for n in members:
-            changes = pos.results[n][1]
-            bad = outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
+            bad = _disagreements(board, seen, outside, pos.results[n][1])
             scored.append((len(bad), n, bad))
     scored.sort(key=lambda x: (x[0], _length(pos.results[x[1]][0]), x[1]))
     shown: list[tuple[int, int, list[int]]] = []
@@ -759,11 +807,10 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
             if len(shown) == 3:
                 break
     cands = []
-    for count, n, bad in shown:
+    for _, n, bad in shown:
         turn, changes = pos.results[n]
-        after = _after(base, changes)
         cands.append(Candidate((turn,), (board.turn_notation(turn),), _score(seen, bad), (),
-                               _diffs(board, seen, after, sorted(bad))))
+                               _diffs(board, seen, _after(base, changes), sorted(bad))))
     differences = cands[0].differences if cands else _diffs(board, seen, base, differ)
     reason = _explain(board, pos, seen)
     if cands:
@@ -778,12 +825,19 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
 def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
     """Why the observed board cannot follow a legal turn, in a player's words.
 
-    First whether the other player moved out of turn, or took fewer of the opponent's
-    pieces off the board than every legal turn does (a compulsory capture skipped or
-    cut short); then the game's own ``explain_illegal(seen)``; then generic checks: a
-    stack above the game's height limit, pieces appearing from nowhere."""
+    In this order: a board no turn can make (a stack above the game's height limit,
+    more pieces of a colour than the game has); the other player moving out of turn;
+    fewer opponent pieces taken off than every legal turn takes (a compulsory capture
+    skipped or cut short); the game's own ``explain_illegal(seen)``."""
     seen_points = {n: s for n, s in zip(board.geometry.names, seen.stacks) if s is not None}
-    # The other player moved.
+    for name, stack in seen_points.items():
+        if len(stack) > board.max_height:
+            return f"a stack may not be higher than {board.max_height} (seen {len(stack)} at {name})"
+    material = board.material()
+    for colour in ("w", "b"):
+        on_board = sum(s.count(colour) for s in seen_points.values())
+        if on_board > material[colour]:  # type: ignore[index]
+            return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
     flipped = board.copy()
     flipped.turn = other(board.turn)
     probe = GameState(flipped).position()
@@ -796,20 +850,8 @@ def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
     if reason:
         return reason
     hook = getattr(board, "explain_illegal", None)
-    if hook is not None:
-        reason = hook(seen_points)
-        if reason:
-            return str(reason)
-    for name, stack in seen_points.items():
-        if len(stack) > board.max_height:
-            return f"a stack may not be higher than {board.max_height} (seen {len(stack)} at {name})"
-    # Pieces that cannot have come from anywhere: more of a colour than the game has.
-    material = board.material()
-    for colour in ("w", "b"):
-        on_board = sum(s.count(colour) for s in seen_points.values())
-        if on_board > material[colour]:  # type: ignore[index]
-            return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
-    return f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"
+    reason = hook(seen_points) if hook is not None else None
+    return str(reason) if reason else f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"
 
 
 def _skipped_capture(board: Board[Any], pos: _Position, seen: _Seen) -> str | None:

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rules",
     "panel",
     "scenes",
+    "calibrate",
 )
 
 

@@ -36,12 +36,4 @@ def shared() -> Path:
 @pytest.fixture(scope="session")
 def random_position():
     """``random_position(board, seed, plies)``: ``board`` after up to ``plies`` random legal turns."""
-    def play(board, seed: int, plies: int):
-        rng = random.Random(seed)
-        for _ in range(plies):
-            turns = board.legal_turns()
-            if not turns:
-                break
-            board.push(rng.choice(turns))
-        return board
-    return play
+    return lambda board, seed, plies: board.play_random(random.Random(seed), plies)

@@ -248,13 +248,7 @@ def test_bad_turns_say_why(text: str, message: str) -> None:
 
 def random_position(rng: random.Random, plies: int) -> Accasta:
     """A position reached by ``plies`` random legal turns from the start."""
-    board = Accasta()
-    for _ in range(plies):
-        turns = board.legal_turns()
-        if not turns:
-            break
-        board.push(rng.choice(turns))
-    return board
+    return Accasta().play_random(rng, plies)
 
 
 def random_setup(rng: random.Random) -> Accasta:

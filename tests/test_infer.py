@@ -22,11 +22,6 @@ from rules.record import parse_record
 RULEBOOK = {"accasta": "accasta.txt", "abande": "abande.txt", "attangle": "attangle.txt"}
 
 
-def need(game: str) -> None:
-    if game not in GAMES:
-        pytest.skip(f"the {game} engine is not on this branch yet")
-
-
 def after(board: Board[Any], turn: Any) -> dict[str, str]:
     board.push(turn)
     try:
@@ -68,7 +63,7 @@ def check_inferred(board: Board[Any], played: list[Any], obs: Observation, tally
         return
     assert result.kind == "ambiguous", f"{board.turn_notation(played[0])}: {result.kind}: {result.message}"
     assert [len(c.turns) for c in result.candidates] == [len(played)] * len(result.candidates)
-    assert played[-1] in [c.turns[-1] for c in result.candidates]
+    assert key_after(board, *played) in [key_after(board, *c.turns) for c in result.candidates]
     tally["ambiguous"] += 1
 
 
@@ -85,8 +80,7 @@ def check_game(board: Board[Any], turns: Iterable[Any], tally: Counter[str]) -> 
             tally["pass"] += 1
             passed = None if passed else board.copy()  # a second pass in a row ends the game
         elif passed is not None:
-            check_inferred(passed, [board.move_stack[-1], turn],
-                           Observation(view), tally)
+            check_inferred(passed, [board.move_stack[-1], turn], Observation(view), tally)
             passed = None
         else:
             check_inferred(board, [turn], Observation(view), tally)
@@ -112,7 +106,6 @@ def random_game(name: str, rng: random.Random, plies: int) -> Iterator[tuple[Boa
 
 @pytest.mark.parametrize("game", sorted(RULEBOOK))
 def test_every_turn_of_the_rulebook_games_is_inferred(game: str, shared) -> None:
-    need(game)
     board = new_game(game)
     record = parse_record((shared / "rulebook-games" / RULEBOOK[game]).read_text())
     tally: Counter[str] = Counter()
@@ -125,9 +118,9 @@ def test_every_turn_of_the_rulebook_games_is_inferred(game: str, shared) -> None
 def test_random_games_of_every_variant(game: str) -> None:
     rng = random.Random(f"infer-{game}")
     tally: Counter[str] = Counter()
-    for _ in range(6):
+    for _ in range(5):
         board = new_game(game)
-        check_game(board, random_turns(board, rng, 80), tally)
+        check_game(board, random_turns(board, rng, 60), tally)
     assert tally["turn"] > 0
     print(game, dict(tally))
 
@@ -143,7 +136,7 @@ def test_degraded_observations(game: str) -> None:
     rng = random.Random(f"degraded-{game}")
     inferred = masked = 0
     for board, turn in (bt for _ in range(3) for bt in random_game(game, rng, 60)):
-        if inferred + masked == 60:
+        if inferred + masked == 40:
             break
         truth = after(board, turn)
         if truth == board.visible():
@@ -172,8 +165,26 @@ def test_degraded_observations(game: str) -> None:
     assert inferred > masked
 
 
+def test_a_point_not_seen_matches_anything() -> None:
+    board = new_game("accasta")
+    view = _after_text(board.copy(), "b4:2-c5")
+    del view["c5"]  # a hand over the destination: every other destination is seen unchanged
+    r = infer(board, Observation(view))
+    assert (r.kind, r.notation) == ("turn", "b4:2-c5"), r.message
+    assert infer(board, Observation({"a1": "www"})).kind == "unchanged"
+
+
+def test_a_turn_is_never_read_from_uncertain_points_alone() -> None:
+    board = new_game("abande")
+    for text in ("d4", "d5"):
+        board.push_notation(text)
+    shadow = {**board.visible(), "e4": "b"}  # a legal placement, but read with low confidence
+    r = infer(board, Observation(shadow, {"e4": 0.3}))
+    assert r.kind == "unchanged" and "e4" in r.message
+    assert infer(board, Observation(shadow, {"e4": 0.9})).notation == "e4"
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
-    need("accasta")
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")
     points = after(board, turn)
@@ -185,7 +196,6 @@ def test_a_confident_contradiction_is_never_accepted() -> None:
 
 
 def test_accasta_turn_grows_over_successive_observations_and_the_reply_confirms_it() -> None:
-    need("accasta")
     state = GameState(new_game("accasta"))
     script = new_game("accasta")
     r = state.update(Observation(_after_text(script, "b4:2-c5")))
@@ -203,10 +213,15 @@ def test_accasta_turn_grows_over_successive_observations_and_the_reply_confirms_
     state.update(Observation(_after_text(script, "c4:-d4")))
     r = state.update(Observation(_after_text(script, "f4:-e5")))
     assert r.may_continue and state.pending is not None
-    # White replies before Black said "done": Black's turn is confirmed by White's move.
+    # White lifts a piece before Black said "done": Black's turn is final, White's is under way.
+    lifted = {**script.visible(), "c3": ""}
+    r = state.update(Observation(lifted))
+    assert r.kind == "partial" and r.best.notations[0] == "f4:-e5", r.message
+    assert r.message.startswith("f4:-e5 confirmed; white has started one of 6 turns: c3:"), r.message
+    assert state.pending is None and state.board.ply == 4
+    # White puts it down.
     r = state.update(Observation(_after_text(script, "c3:-d3")))
-    assert r.kind == "turn" and r.best.notations == ("f4:-e5", "c3:-d3"), r.message
-    assert r.message.startswith("f4:-e5 confirmed; white played c3:-d3"), r.message
+    assert r.kind == "turn" and r.best.notations == ("c3:-d3",), r.message
     assert state.board.ply == 5 and state.board.turn == "b" and state.pending is None
 
 
@@ -219,7 +234,6 @@ def _after_text(script: Board[Any], text: str, undo_last: bool = False) -> dict[
 
 
 def test_turn_done_ends_an_accasta_turn_that_could_go_on() -> None:
-    need("accasta")
     board = new_game("accasta")
     board.push_notation("b4:2-c5")
     state = GameState(board)
@@ -230,7 +244,6 @@ def test_turn_done_ends_an_accasta_turn_that_could_go_on() -> None:
 
 
 def test_take_back_is_reported_as_restored() -> None:
-    need("accasta")
     board = new_game("accasta")
     start = board.visible()
     board.push_notation("b4:2-c5")
@@ -245,7 +258,6 @@ def test_take_back_is_reported_as_restored() -> None:
 
 
 def test_taking_back_an_unfinished_turn_is_restored() -> None:
-    need("accasta")
     board = new_game("accasta")
     board.push_notation("b4:2-c5")
     before = board.visible()
@@ -257,7 +269,6 @@ def test_taking_back_an_unfinished_turn_is_restored() -> None:
 
 
 def test_lifted_pieces_not_yet_put_down_are_a_partial_turn() -> None:
-    need("accasta")
     board = new_game("accasta")
     points = board.visible()
     points["b4"] = ""  # both pieces lifted off b4, nothing put down yet
@@ -268,7 +279,6 @@ def test_lifted_pieces_not_yet_put_down_are_a_partial_turn() -> None:
 
 
 def test_stack_over_the_colour_limit_is_illegal_with_the_reason() -> None:
-    need("accasta")
     board = new_game("accasta")
     for text in ["b4:2-c5", "e4:+e3"]:
         board.push_notation(text)
@@ -281,7 +291,6 @@ def test_stack_over_the_colour_limit_is_illegal_with_the_reason() -> None:
 
 
 def test_piece_moved_too_far_is_illegal() -> None:
-    need("accasta")
     board = new_game("accasta")
     points = board.visible()
     points["c3"], points["f1"] = "", "w"  # a single piece has range 1, f1 is 3 steps away
@@ -293,7 +302,6 @@ def test_piece_moved_too_far_is_illegal() -> None:
 
 
 def test_dame_forgotten_capture_is_illegal_with_the_capture_named() -> None:
-    need("dame100")
     board = new_game("dame100")
     for text in ("32-28", "19-23"):
         board.push_notation(text)
@@ -303,7 +311,6 @@ def test_dame_forgotten_capture_is_illegal_with_the_capture_named() -> None:
 
 
 def test_alva_forgotten_capture_is_illegal_with_the_capture_named() -> None:
-    need("alva")
     board = new_game("alva")
     for text in ("e5", "e6"):
         board.push_notation(text)
@@ -312,7 +319,6 @@ def test_alva_forgotten_capture_is_illegal_with_the_capture_named() -> None:
 
 
 def test_dame_majority_capture_matched_on_the_final_board_and_partly_done() -> None:
-    need("dame100")
     board = new_game("dame100")
     board.set_position({"c3": "w", "d4": "b", "d6": "b", "g3": "w", "h4": "b", "j10": "b"}, turn="w")
     start = board.visible()
@@ -324,13 +330,14 @@ def test_dame_majority_capture_matched_on_the_final_board_and_partly_done() -> N
     assert (r.kind, r.best.remaining) == ("partial", ("28x17", "remove 32", "remove 22")), r.message
     r = infer(board, Observation({**final, "d6": "b"}))
     assert (r.kind, r.best.remaining) == ("partial", ("remove 22",)), r.message
+    r = infer(board, Observation({**start, "c3": ""}))  # lifted, not yet put down
+    assert (r.kind, r.notation, r.best.remaining[0]) == ("partial", "37x17", "37x28"), r.message
     # Taking the single piece on h4 instead breaks the majority rule.
     r = infer(board, Observation({**start, "g3": "", "h4": "", "i5": "w"}))
     assert r.kind == "illegal" and r.message.startswith("the capture must take the most pieces (2)"), r.message
 
 
 def test_attraktion_reports_the_pieces_still_to_move() -> None:
-    need("attraktion")
     board = new_game("attraktion")
     board.set_position({"c4": "b", "c5": "w", "h2": "b"}, turn="w")
     start = board.visible()
@@ -356,7 +363,6 @@ def test_a_stack_over_the_height_limit_is_illegal(game: str) -> None:
 
 
 def test_alva_captures_are_kept_off_the_board_by_the_game_state() -> None:
-    need("alva")
     state = GameState(new_game("alva"))
     script = new_game("alva")
     for text in ("e5", "e6", "e5xe7"):
@@ -365,15 +371,22 @@ def test_alva_captures_are_kept_off_the_board_by_the_game_state() -> None:
     assert state.board.prisoners == {"w": 1, "b": 0} and state.board.hands == {"w": 31, "b": 31}
 
 
+def test_abande_placement_off_the_chain_is_illegal_with_the_reason() -> None:
+    board = new_game("abande")
+    for text in ("d4", "d5", "e4", "c4"):
+        board.push_notation(text)
+    r = infer(board, Observation({**board.visible(), "a1": "b"}))
+    assert r.kind == "illegal"
+    assert r.message.startswith("a new piece must touch a piece on the board"), r.message
+
+
 def test_the_wrong_player_moving_is_named() -> None:
-    need("accasta")
     board = new_game("accasta")
     r = infer(board, Observation({**board.visible(), "e4": "", "d4": "b"}))
     assert r.kind == "illegal" and r.message.startswith("it is white's turn, but black played e4:-d4"), r.message
 
 
 def test_cli_infer_json_and_text(cli, tmp_path) -> None:
-    need("accasta")
     board = new_game("accasta")
     obs = tmp_path / "obs.json"
     obs.write_text(json.dumps({"points": _after_text(board, "b4:2-c5"), "confidence": {"a1": 0.9}}))
@@ -389,7 +402,6 @@ def test_cli_infer_json_and_text(cli, tmp_path) -> None:
 
 
 def test_cli_infer_rejects_bad_observations(cli, tmp_path) -> None:
-    need("accasta")
     bad = tmp_path / "bad.json"
     for content, words in [("{not json", "not a JSON file"), ('{"points": {"z9": "w"}}', "no point 'z9'"),
                            ('{"points": {"a1": "wx"}}', "w, b and ?"),

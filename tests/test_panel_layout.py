@@ -7,12 +7,13 @@ import math
 
 import pytest
 
-from hardware.layout import GAME_BOARDS, PANEL_BOARDS, LedLayout, game_geometry
+from hardware.layout import PANEL_BOARDS, LedLayout, game_geometry
 from hardware.protocol import Colour, Pattern
+from rules import GAMES
 from hardware.view import PanelView, render
 
 
-@pytest.mark.parametrize("game", sorted(GAME_BOARDS))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_game_point_has_its_own_led_near_it(game: str) -> None:
     geometry = game_geometry(game)
     layout = LedLayout.default(geometry.kind)
@@ -104,3 +105,22 @@ def test_unknown_points_are_named() -> None:
     leds = LedLayout.default("square").for_game("dame100")
     with pytest.raises(KeyError, match="b1"):  # a light square: not a dame100 point
         render(PanelView(to_move="w", illegal=("b1",)), leds)
+
+
+def test_teaching_targets_and_moved_points_from_the_rules() -> None:
+    from hardware.view import moved_points, targets
+    from rules import new_game
+
+    board = new_game("accasta")
+    assert targets(board, "g1") == ()  # Black's stack: White is to move
+    assert targets(board, "d4") == ()  # empty
+    reach = targets(board, "c4")
+    assert reach and all(p not in ("c4",) for p in reach)
+    for turn in board.legal_turns():
+        before = board.visible()
+        board.push(turn)
+        moved = moved_points(before, board.visible())
+        board.pop()
+        if moved[0] == "c4":  # every landing point of a turn from c4 is a target
+            assert set(moved[1:]) <= set(reach)
+    render(PanelView(to_move="w", touched="c4", targets=reach), LedLayout.default("hex").for_game("accasta"))

@@ -148,7 +148,7 @@ def test_cli_replays_a_real_pdn_game(cli, real_text, tmp_path):
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert len(out["turns"]) == 81 and out["turns"][-1] == "36x27"
-    assert out["result"]["draw"] is True and out["to_move"] == "black"
+    assert out["result"]["draw"] is True and out["to_move"] is None  # agreed drawn, as recorded
     assert sum(v == "w" for v in out["final"].values()) == 8 == sum(v == "b" for v in out["final"].values())
 
 
@@ -157,7 +157,7 @@ def test_cli_names_the_bad_move_in_a_pdn(cli, tmp_path):
     path.write_text('[Event "x"]\n\n1. 32-28 19-23 2. 33-29 28x19 *\n', encoding="utf-8")
     run = cli("rules", "replay", str(path), "--game", "dame100")
     assert run.returncode == 1
-    assert "turn 3 (white) '33-29'" in run.stderr and "28x19" in run.stderr
+    assert "turn 2 (white) '33-29'" in run.stderr and "28x19" in run.stderr  # move 2 of the record
 
 
 def test_cli_moves_and_perft(cli):

@@ -10,11 +10,13 @@
  * heartbeats, event retries and dimming.  The WS2812 chain is refreshed with interrupts
  * off (about 30 us per LED), right after an LED frame arrives (the host is then waiting
  * for our ACK, so the line is quiet) and otherwise only when the line has been idle;
- * a byte lost during a refresh costs one CRC failure and one host retry.
+ * a byte lost during a refresh costs one CRC failure and one host retry.  A watchdog
+ * resets the board if the main loop ever stops (the tick wakes it every millisecond).
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <avr/sleep.h>
+#include <avr/wdt.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -28,6 +30,9 @@
 #endif
 #ifndef TB_BUTTONS
 #define TB_BUTTONS 3
+#endif
+#if TB_LEDS + 1 > TB_MAX_PAYLOAD
+#error "an LED frame (brightness + one code per LED) must fit in TB_MAX_PAYLOAD"
 #endif
 #define BAUD 115200UL
 #define UBRR_VALUE ((F_CPU + 4 * BAUD) / (8 * BAUD) - 1) /* double speed mode */
@@ -313,6 +318,8 @@ static void receive(uint8_t byte, uint32_t t) {
 /* ---- main ------------------------------------------------------------------ */
 
 int main(void) {
+    MCUSR = 0; /* after a watchdog reset the watchdog stays on until this is cleared */
+    wdt_enable(WDTO_500MS); /* a hang resets the board; the host sees BOOT and resends */
     DDRB |= _BV(PB0);
     PORTB &= ~_BV(PB0);
     DDRD &= ~BUTTON_MASK;
@@ -333,6 +340,7 @@ int main(void) {
     show(0);
     uint32_t last_tick = 0, last_heartbeat = 0;
     for (;;) {
+        wdt_reset();
         while (rx_tail != rx_head) {
             uint8_t byte = rx_ring[rx_tail];
             rx_tail++;

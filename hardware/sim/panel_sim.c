@@ -12,7 +12,9 @@
  * dimming, debouncing) behave as on a real board.
  *
  * The WS2812 data pin (PB0) is decoded from the simulated waveform: every latched
- * frame is printed as "LEDS <count> <hex of G R B bytes>".  Lines on stdin act on the
+ * frame is printed as "LEDS <count> <hex of G R B bytes>", after a line "TIMING t0h_min
+ * t0h_max t1h_min t1h_max low_max" with the waveform's extremes in cycles (high time of 0
+ * and 1 bits, longest low time between two bits).  Lines on stdin act on the
  * board: "press N" / "release N" (button N on PD2+N, active low), "click N MS" (press N
  * for MS ms of simulated time, then pause as long; clicks queue), "garbage-in N" (N
  * random bytes into the firmware's receiver), "garbage-out N" (N random bytes
@@ -43,13 +45,18 @@ static uart_pty_t pty;
 /* ---- WS2812 decoding ------------------------------------------------------ */
 
 static int pin_level;
-static avr_cycle_count_t rose_at;
+static avr_cycle_count_t rose_at, fell_at;
 static uint8_t led_bytes[MAX_LED_BYTES];
 static unsigned led_bits;
+/* Waveform extremes of the frame being received, in cycles: high time of 0 and 1 bits,
+ * and the longest low time between two bits of the frame. */
+static avr_cycle_count_t high_min[2], high_max[2], low_max;
 
 static avr_cycle_count_t latch(avr_t *a, avr_cycle_count_t when, void *param) {
     (void)a, (void)when, (void)param;
     unsigned n = led_bits / 8;
+    printf("TIMING %lu %lu %lu %lu %lu\n", (unsigned long)high_min[0], (unsigned long)high_max[0],
+           (unsigned long)high_min[1], (unsigned long)high_max[1], (unsigned long)low_max);
     printf("LEDS %u ", n / 3);
     for (unsigned i = 0; i < n; i++) printf("%02x", led_bytes[i]);
     printf("\n");
@@ -66,10 +73,20 @@ static void data_pin(avr_irq_t *irq, uint32_t value, void *param) {
     if (level) {
         rose_at = avr->cycle;
         avr_cycle_timer_cancel(avr, latch, NULL);
+        if (led_bits == 0) {
+            high_min[0] = high_min[1] = ~(avr_cycle_count_t)0;
+            high_max[0] = high_max[1] = low_max = 0;
+        } else if (rose_at - fell_at > low_max) {
+            low_max = rose_at - fell_at;
+        }
         return;
     }
+    fell_at = avr->cycle;
+    avr_cycle_count_t high = fell_at - rose_at;
+    uint8_t bit = high >= BIT_ONE_CYCLES;
+    if (high < high_min[bit]) high_min[bit] = high;
+    if (high > high_max[bit]) high_max[bit] = high;
     if (led_bits < 8 * MAX_LED_BYTES) {
-        uint8_t bit = avr->cycle - rose_at >= BIT_ONE_CYCLES;
         uint8_t *byte = &led_bytes[led_bits / 8];
         *byte = (uint8_t)((*byte << 1) | bit);
         led_bits++;

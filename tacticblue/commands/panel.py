@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tacticblue.commands import CLIError, print_json
+from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
 def add_led_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         description="Connect to a panel, show the given last move / targets / illegal "
                                     "move / result, wait until the panel confirms it, and exit. "
                                     "Points are the game's point names, comma separated.")
-    add_game_argument_lenient(p)
+    add_game_argument(p)
     add_led_arguments(p)
     p.add_argument("--to-move", choices=["w", "b"], help="whose turn it is")
     p.add_argument("--last", default="", metavar="POINTS", help="points of the last move, from first, e.g. a1,b2")
@@ -66,6 +66,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the panel (default 5)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_show)
+
+    p = psub.add_parser("replay", help="play a game record on a panel, turn by turn",
+                        description="Replay a record (checked by the rules) on the panel: after every turn "
+                                    "the points it changed, in the colour of the side now to move; at the end "
+                                    "the result. Exit 1 if the panel does not confirm a turn.")
+    p.add_argument("record", type=Path, metavar="FILE", help="the game record")
+    add_game_argument(p)
+    add_led_arguments(p)
+    p.add_argument("--delay", type=float, default=1.0, help="seconds per turn (default 1)")
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the panel (default 5)")
+    p.set_defaults(func=cmd_replay)
 
     p = psub.add_parser("probe", help="handshake with a panel and print what it is",
                         description="Open the panel, handshake, and print its protocol and firmware "
@@ -86,25 +97,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_selftest)
 
 
-def add_game_argument_lenient(parser: argparse.ArgumentParser) -> None:
-    """``--game``, accepting the games the panel knows even before the rules register them."""
-    from hardware.layout import GAME_BOARDS
-    from rules import GAMES
-
-    names = sorted(set(GAMES) | set(GAME_BOARDS))
-    parser.add_argument("--game", "-g", required=True, choices=names, metavar="GAME",
-                        help="game to show: " + ", ".join(names))
-
-
 def _points(text: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in text.split(",") if p.strip())
-
-
-def _wait_online(panel, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not panel.online and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return panel.online
 
 
 def cmd_emulate(args: argparse.Namespace) -> int:
@@ -142,11 +136,44 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from hardware.view import PanelView, moved_points
+    from rules import COLOUR_NAMES, new_game
+    from tacticblue.commands.rules import play_turn, read_record_file
+
+    if not args.led:
+        raise CLIError("--led PORT is required (a serial port, an emulator's path, or 'auto')")
+    board = new_game(args.game)
+    record = read_record_file(args.record, board)
+    panel = open_game_panel(args, args.game)
+    try:
+        if not panel.panel.wait_online(args.timeout):
+            raise CLIError(f"no panel answered at {args.led} ({panel.panel.last_problem})", status=1)
+        for number, text in enumerate(record.turns, 1):
+            mover, before = COLOUR_NAMES[board.turn], board.visible()
+            notation = play_turn(board, number, text)
+            moved = moved_points(before, board.visible())
+            panel.show(PanelView(to_move=board.turn, last_move=moved))
+            if not panel.panel.wait_shown(args.timeout):
+                raise CLIError(f"turn {number}: the panel did not confirm ({panel.panel.last_problem})", status=1)
+            print(f"{number:>3}. {mover:<5} {notation:<16} lit: {', '.join(moved)}", flush=True)
+            time.sleep(args.delay)
+        outcome = board.outcome()
+        if outcome is not None:
+            panel.show(PanelView(winner="draw" if outcome.draw else outcome.winner))
+            if not panel.panel.wait_shown(args.timeout):
+                raise CLIError("the panel did not confirm the result", status=1)
+            print(f"result: {outcome.reason}")
+    finally:
+        panel.close()
+    return 0
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from hardware.driver import Panel
 
     with Panel(None if args.led == "auto" else args.led, leds=0) as panel:
-        online = _wait_online(panel, args.timeout)
+        online = panel.wait_online(args.timeout)
         info, port, problem = panel.device, panel.connected_port, panel.last_problem
     if not online or info is None:
         raise CLIError(f"no panel answered{' at ' + args.led if args.led != 'auto' else ''}"

@@ -14,7 +14,7 @@ It reads one JSON request per line on stdin and writes one JSON answer per line:
 * ``{"op": "results", "fen": FEN, "moves": [MOVE, ...]}`` -> ``{"results": [R0, R1, ...]}``: the
   game result (``1-0``, ``0-1``, ``1/2-1/2`` or ``-`` while it goes on) at the set-up and after
   every move; captures given as whole paths (py-draughts only)
-* ``{"op": "perft", "depth": N}`` -> ``{"nodes": LEAVES, "seconds": S}`` from the start position,
+* ``{"op": "perft", "depth": N}`` -> ``{"nodes": LEAVES, "seconds": CPU_S}`` from the start position,
   through the library's public legal-moves/push/pop API (py-draughts only; for benchmarks/rules.py)
 * errors -> ``{"error": MESSAGE}``
 
@@ -71,9 +71,9 @@ def py_draughts():
                 board.pop()
             return total
 
-        start = time.perf_counter()
+        start = time.process_time()
         nodes = count(depth)
-        return {"nodes": nodes, "seconds": time.perf_counter() - start}
+        return {"nodes": nodes, "seconds": time.process_time() - start}
 
     return moves, replay, write, results, perft
 

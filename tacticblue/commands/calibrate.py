@@ -1,0 +1,169 @@
+"""``tacticblue calibrate``: camera intrinsics, finding the board, and checking the result.
+
+    tacticblue calibrate camera left*.jpg --pattern chessboard:9x6 --square-mm 25 -o camera.json
+    tacticblue calibrate board frame.png --game accasta [--camera camera.json] -o board.json
+    tacticblue calibrate board frame.png --game dame100 --corners 102,640 1180,655 1010,80 250,70 -o board.json
+    tacticblue calibrate show frame.png --calibration board.json -o overlay.png
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tacticblue.commands import CLIError, print_json
+
+if TYPE_CHECKING:
+    from rules.geometry import Geometry
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from calibration.board_file import WHITE_SIDES
+
+    parser = sub.add_parser("calibrate", help="calibrate the camera, find the board, check a calibration",
+                            description="Calibrate the camera and find the board's pose in a picture.")
+    steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
+
+    cam = steps.add_parser("camera", help="camera intrinsics from photos of a chessboard or ChArUco pattern")
+    cam.add_argument("images", nargs="+", metavar="IMAGE")
+    cam.add_argument("--pattern", required=True,
+                     help="chessboard:COLSxROWS (inner corners) or charuco:COLSxROWS[:DICT] (squares)")
+    cam.add_argument("--square-mm", type=float, default=25.0, help="side of one pattern square (mm, default 25)")
+    cam.add_argument("--marker-mm", type=float, help="ChArUco marker side (mm, default 0.75 of a square)")
+    cam.add_argument("-o", "--output", help="write the camera to this JSON file")
+    cam.add_argument("--json", action="store_true", help="print the result as JSON")
+    cam.set_defaults(func=run_camera)
+
+    board = steps.add_parser("board", help="find the board in a picture and write a calibration file")
+    board.add_argument("image", metavar="IMAGE")
+    _add_board_choice(board)
+    board.add_argument("--camera", help="camera file from 'calibrate camera' (default: estimated from the picture)")
+    board.add_argument("--white-side", choices=WHITE_SIDES, default="near",
+                       help="where White sits as the camera sees it (default: the side nearest the camera); "
+                            "the pieces of the start position override it when they are clear")
+    board.add_argument("--corners", nargs="+", metavar="X,Y",
+                       help="the board border's corners in pixels (4 square, 6 hex), when finding fails")
+    board.add_argument("-o", "--output", help="write the calibration to this file")
+    board.add_argument("--json", action="store_true", help="print the result as JSON")
+    board.set_defaults(func=run_board)
+
+    show = steps.add_parser("show", help="draw a calibration's grid, point names and White's side on a picture")
+    show.add_argument("image", metavar="IMAGE")
+    show.add_argument("--calibration", "-c", required=True, help="calibration file from 'calibrate board'")
+    show.add_argument("--game", "-g", help="label the points of this game (default: the calibration's)")
+    show.add_argument("-o", "--output", required=True, help="overlay image to write (PNG or JPEG)")
+    show.set_defaults(func=run_show)
+
+
+def _add_board_choice(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--game", "-g", help="the game to be played (sets the board side)")
+    group.add_argument("--board", choices=("hex", "square"), help="the board side, when no game is given")
+
+
+def game_board(name: str) -> tuple[Geometry, dict[str, str] | None]:
+    """(geometry, start position) of a game; the start position is None for a game the rules
+    engine does not know yet (its board side still comes from the renderer's game table)."""
+    from rules import GAMES, new_game
+    from vision.synth.games import game_info
+
+    if name in GAMES:
+        game = new_game(name)
+        return game.geometry, dict(zip(game.geometry.names, game.stacks))
+    try:
+        return game_info(name).geometry, None
+    except ValueError as e:
+        raise CLIError(str(e)) from None
+
+
+def run_camera(args: argparse.Namespace) -> int:
+    from calibration.intrinsics import calibrate_camera, parse_pattern, save_camera
+
+    result = calibrate_camera(args.images, parse_pattern(args.pattern), args.square_mm, args.marker_mm)
+    if args.output:
+        save_camera(result, args.output)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        K = result.camera.K
+        print(f"camera: fx={K[0, 0]:.1f} fy={K[1, 1]:.1f} cx={K[0, 2]:.1f} cy={K[1, 2]:.1f} px, "
+              f"dist={np.round(result.camera.dist, 4).tolist()}")
+        print(f"RMS reprojection error {result.rms:.3f} px over {len(result.used)} of {len(args.images)} images"
+              + (f"; pattern not found in: {', '.join(result.rejected)}" if result.rejected else ""))
+        if args.output:
+            print(f"wrote {args.output}")
+    return 0
+
+
+def _parse_corners(items: list[str]) -> np.ndarray:
+    pts = []
+    for item in items:
+        try:
+            x, y = (float(v) for v in item.split(","))
+        except ValueError:
+            raise CLIError(f"--corners takes X,Y pixel pairs, not {item!r}") from None
+        pts.append((x, y))
+    return np.array(pts)
+
+
+def run_board(args: argparse.Namespace) -> int:
+    from calibration.board_file import BoardCalibration
+    from calibration.intrinsics import load_camera, read_image
+    from vision.board_finder import BoardNotFound, board_model, clockwise, locate_board, outline_pose
+
+    image = read_image(args.image)
+    geometry, start = game_board(args.game) if args.game else (None, None)
+    kind = geometry.kind if geometry is not None else args.board
+    camera = load_camera(args.camera) if args.camera else None
+    outline = None
+    if args.corners:
+        outline = _parse_corners(args.corners)
+        n = board_model(kind).symmetry
+        if len(outline) != n:
+            raise CLIError(f"the {kind} board has {n} border corners; --corners gave {len(outline)}")
+        outline = clockwise(outline)
+    method = "manual" if outline is not None else "auto"
+    try:
+        found = locate_board(image, kind, camera, white_side=args.white_side, outline=outline,
+                             start=(geometry, start) if start else None)
+        pose, how, support = found.pose, found.orientation, found.fit.support
+    except BoardNotFound as e:
+        if outline is None:
+            raise CLIError(f"{e}; give the border's corners with --corners X,Y ... "
+                           "or check the picture with 'calibrate show'") from None
+        # The user's corners are trusted when the grid cannot confirm them (e.g. covered by pieces).
+        pose, how, support = outline_pose(image, kind, outline, camera, args.white_side), "white-side", 0.0
+    calib = BoardCalibration(pose, args.game, args.white_side, method, camera is not None)
+    if args.output:
+        calib.save(args.output)
+    info: dict[str, Any] = {**calib.to_dict(), "orientation_from": how, "grid_support": round(support, 3),
+                            "elevation_deg": round(pose.elevation_deg(), 1)}
+    if args.json:
+        print_json(info)
+    else:
+        print(f"{kind} board found ({method}): {support:.0%} of the grid seen, camera {pose.elevation_deg():.0f} "
+              f"degrees above the board, White's side from the {'pieces' if how == 'pieces' else args.white_side + ' rule'}")
+        if args.output:
+            print(f"wrote {args.output}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.board_file import load_calibration
+    from calibration.intrinsics import read_image
+    from calibration.overlay import draw_overlay
+
+    image = read_image(args.image)
+    calib = load_calibration(args.calibration, image_size=(image.shape[1], image.shape[0]))
+    name = args.game or calib.game
+    geometry = game_board(name)[0] if name else None
+    if geometry is not None and geometry.kind != calib.kind:
+        raise CLIError(f"{name} is played on the {geometry.kind} board; the calibration is for the {calib.kind} board")
+    if not cv2.imwrite(args.output, draw_overlay(image, calib.pose, geometry)):
+        raise CLIError(f"{args.output}: cannot write the overlay (use a .png or .jpg name)")
+    print(f"wrote {args.output}")
+    return 0

@@ -1,0 +1,80 @@
+"""Camera intrinsics: OpenCV's own real calibration photos, and a ChArUco pattern."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel, look_at_pose
+from calibration.intrinsics import calibrate_camera, charuco_board, parse_pattern
+
+OPENCV_DATA = Path("/usr/share/doc/opencv-doc/examples/data")
+
+
+@pytest.fixture(scope="module")
+def left_photos() -> list[Path]:
+    photos = sorted(OPENCV_DATA.glob("left[0-9][0-9].jpg"))
+    if len(photos) < 13 or not (OPENCV_DATA / "left_intrinsics.yml").is_file():
+        pytest.skip("SKIPPED LOUDLY: OpenCV's calibration photos are missing: install Debian's opencv-doc "
+                    "(./setup.sh does, from tools/apt-packages.txt)")
+    return photos
+
+
+def test_intrinsics_from_opencvs_real_photos_match_opencvs_reference(cli, left_photos, tmp_path):
+    out = tmp_path / "camera.json"
+    r = cli("calibrate", "camera", *left_photos, "--pattern", "chessboard:9x6", "--square-mm", "25",
+            "--json", "-o", out)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    ref = cv2.FileStorage(str(OPENCV_DATA / "left_intrinsics.yml"), cv2.FILE_STORAGE_READ)
+    K_ref = ref.getNode("camera_matrix").mat()
+    K = np.array(got["K"])
+    assert got["image_size"] == [640, 480]
+    assert got["images_used"] == 13  # as many views as OpenCV's reference used
+    assert K[0, 0] == pytest.approx(K_ref[0, 0], rel=0.01) and K[1, 1] == pytest.approx(K_ref[1, 1], rel=0.01)
+    assert np.allclose(K[:2, 2], K_ref[:2, 2], atol=3.0)
+    assert got["rms"] == pytest.approx(ref.getNode("avg_reprojection_error").real(), abs=0.05)
+    assert np.allclose(got["dist"][:2], ref.getNode("distortion_coefficients").mat().ravel()[:2], atol=0.03)
+    assert CameraModel.from_dict(json.loads(out.read_text())).image_size == (640, 480)
+    # The text report names the figures a user needs.
+    r = cli("calibrate", "camera", *left_photos[:5], "--pattern", "chessboard:9x6")
+    assert r.returncode == 0 and "RMS reprojection error" in r.stdout
+
+
+def test_charuco_pattern_recovers_a_known_camera(tmp_path):
+    pattern = parse_pattern("charuco:7x5")
+    board = charuco_board(pattern, 30.0, 22.0)
+    flat = board.generateImage((1400, 1000), marginSize=0)  # 200 px per 30 mm square
+    cam = CameraModel.from_fov((1280, 720), 65)
+    paths = []
+    views = [(0, -300, 500), (250, -250, 450), (-250, -200, 500), (100, -400, 350), (-150, 50, 600)]
+    for i, eye in enumerate(views):
+        pose = look_at_pose(cam, eye, "square", roll_deg=10 * i)
+        # board image pixel (u, v) -> board mm (u, v) * 30/200, then into the camera (centred target)
+        corners_mm = np.array([[-105, -75], [105, -75], [105, 75], [-105, 75]], float)
+        src = np.array([[0, 0], [1400, 0], [1400, 1000], [0, 1000]], np.float32)
+        dst = pose.project(corners_mm * [1, -1]).astype(np.float32)
+        H = cv2.getPerspectiveTransform(src, dst)
+        img = cv2.warpPerspective(flat, H, cam.image_size, borderValue=200)
+        paths.append(tmp_path / f"view{i}.png")
+        cv2.imwrite(str(paths[-1]), img)
+    result = calibrate_camera(paths, pattern, 30.0, 22.0)
+    assert len(result.used) == 5
+    assert result.camera.K[0, 0] == pytest.approx(cam.K[0, 0], rel=0.02)
+    assert result.rms < 1.0
+
+
+def test_bad_calibration_input_gives_one_clear_line(cli, tmp_path):
+    r = cli("calibrate", "camera", "x.jpg", "--pattern", "chess:9")
+    assert r.returncode == 2 and "pattern must look like" in r.stderr
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640), 128, np.uint8))
+    r = cli("calibrate", "camera", blank, blank, blank, "--pattern", "chessboard:9x6")
+    assert r.returncode == 2 and "found in 0 of 3 images" in r.stderr
+    r = cli("calibrate", "camera", tmp_path / "missing.jpg", "--pattern", "chessboard:9x6")
+    assert r.returncode == 2 and "no such image" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,768 @@
+"""Find the board in a camera frame: its full pose, to sub-pixel accuracy, or a clear error.
+
+API (used by the CLI, the live session and stack reading)::
+
+    from vision.board_finder import find_board, BoardNotFound
+    pose = find_board(image, "hex")                      # BoardPose; raises BoardNotFound
+    pose = find_board(image, "square", camera, white_side="left",
+                      start=(geometry, {"a1": "w", ...}))   # orientation from the pieces
+
+    from vision.tracking import BoardTracker, check_pose
+    check_pose(image, pose).support                      # cheap per-frame check
+    BoardTracker(pose).update(frame).status              # "steady" | "moved" (re-found) | "lost"
+
+    from vision.board_finder import locate_board
+    locate_board(image, "hex").fit.support               # the same, with the grid evidence
+
+``image`` is a BGR ``uint8`` array (as ``cv2.imread`` gives), ``camera`` a
+:class:`calibration.camera.CameraModel` for this image size or ``None`` (then the focal
+length is estimated from the board's perspective, 60 degrees field of view where that is
+not possible, e.g. straight from above).  The returned pose maps the board frame of
+:mod:`rules.geometry` (mm, ``x`` to White's right, ``y`` away from White) into the image.
+
+How it works (nothing depends on the board's colours: only on its printed lines):
+
+1. **Outline.** Colour edges (Canny on each channel of a downscaled frame, at three
+   sensitivities) are traced into contours; the convex hull of each large one gives
+   rough board homographies in three stages: a hexagon (hex side) or quadrilateral
+   (square side) fitted to it; four consecutive corners of a hexagon whose far side
+   pieces hide; and a square slab (a side cut by the picture's edge is extended) with
+   the border somewhere inside it, its size searched.  The hull bridges the notches
+   pieces cut into an outline.  Each stage's hypotheses are ranked by a quick probe.
+2. **Lock on the grid.** Each outline hypothesis gives a homography from the printed
+   border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
+   image probed across each line at many places for the nearest strong colour edge or
+   thin line; the homography is refitted to these observations (every observation must lie
+   on its line: a linear equation in the inverse homography) with Tukey weights, which
+   drop the probes that hit pieces, hands or shadows.  The search window shrinks from
+   0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
+3. **Verify.** The fit is accepted only if the board looks plausible (in front of the
+   camera, convex, seen from above), 80 % of it is in the picture, 45 % of the probes
+   see a sharp edge within 1.5 px of their line in at least three quarters of the board,
+   and it beats the grid moved by one line in any direction; otherwise
+   :class:`BoardNotFound`.  The pose must also explain the crossings to within 3 px.
+4. **Pose.** The image lines are fitted one by one and crossed at the keypoints (hex
+   points, cell corners); ``cv2.solvePnP`` (IPPE) on all of them, again without the
+   crossings it cannot explain, then ``cv2.solvePnPRefineLM`` give the pose.
+5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
+   chosen by ``white_side`` (``near``: the border edge nearest the camera) or, when a
+   known position (e.g. the start position) is given and the piece colours are decisive,
+   by where the white and black pieces stand.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from calibration.board_file import WHITE_SIDES
+from calibration.camera import BoardPose, CameraModel
+from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
+from vision.board_model import BoardModel, board_model
+
+OUTLINE_WIDTH = 640
+"""Frames are searched for outlines at this width (pixels)."""
+MIN_SUPPORT = 0.45
+"""Fraction of the probes inside the image that must see their line for a board to count."""
+FINAL_RADIUS = 3.0
+"""Search window (px) of the last lock-on rounds."""
+MAX_TRIES = 6
+"""At most this many rough hypotheses are locked on (the costly step), best first."""
+GOOD_SUPPORT = 0.7
+"""A fit this well supported ends the search early."""
+MIN_VISIBLE = 0.8
+"""Fraction of the probes that must fall inside the image (else: board not fully in view)."""
+TOLERANCE_PX = 1.5
+"""How near its line a probe's edge must be to support it."""
+PEAKINESS = 2.5
+"""An edge counts only if it is this many times the median edge strength across the probe."""
+
+
+MIN_ELEVATION_DEG = 12.0
+"""Flatter views than this are not a board a camera can read (and are refused as implausible)."""
+PIECES_MIN_CORRELATION = 0.6
+PIECES_MARGIN = 0.25
+"""How clearly the pieces must show White's side before they overrule ``white_side``."""
+NEAREST_PEAK = 0.5
+"""A probe takes the nearest edge at least this strong relative to its strongest."""
+HALF = 4
+"""Half-width (px) of the window whose centre of edge strength locates a line: both edges of
+a thin printed line, or a single colour edge."""
+_COARSE = cv2.getGaussianKernel(9, 2.0).ravel().astype(np.float32)
+
+
+class BoardNotFound(ValueError):
+    """No board (of the requested kind) could be found with certainty in the frame."""
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A homography locked on the printed lines, and how well the image supports it."""
+
+    H: np.ndarray
+    """Board plane (mm) -> undistorted pixels."""
+    support: float
+    """Fraction of the probes inside the image that see an edge on their line."""
+    visible: float
+    """Fraction of the probes inside the image."""
+    coverage: int
+    """How many of the board's four quadrants have supporting probes."""
+    observations: np.ndarray
+    """S x 2 observed edge positions (px), NaN where a probe saw nothing on its line."""
+
+
+# --------------------------------------------------------------------------- probing
+
+def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.hstack([pts, np.ones((len(pts), 1))]) @ H.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _project_lines(H: np.ndarray, model: BoardModel) -> np.ndarray:
+    """Image lines (L x 3, unit normal) of the model's board lines under ``H``."""
+    lines = model.lines @ np.linalg.inv(H)
+    return lines / np.linalg.norm(lines[:, :2], axis=1, keepdims=True)
+
+
+def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Strongest edge across each probe: (offset along the normal in px, NaN if none; strength ratio).
+
+    The image is read along ``centres + t * normals`` for t in [-radius, radius] px; the
+    colour gradient magnitude (all channels) is smoothed so a thin line gives one peak at
+    its middle, and the peak is located to sub-pixel by a parabola."""
+    r = max(1, int(math.ceil(radius)))
+    R = max(r, 8) + HALF  # the background strength is measured over at least +-8 px
+    t = np.arange(-R - 2, R + 3, dtype=np.float32)
+    xs = (centres[:, 0:1] + t * normals[:, 0:1]).astype(np.float32)
+    ys = (centres[:, 1:2] + t * normals[:, 1:2]).astype(np.float32)
+    prof = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if prof.ndim == 2:
+        prof = prof[:, :, None]
+    d = prof[:, 2:] - prof[:, :-2]
+    mag = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
+    mag = 0.25 * mag[:, :-2] + 0.5 * mag[:, 1:-1] + 0.25 * mag[:, 2:]  # t = -R .. R
+    coarse = cv2.filter2D(mag, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
+    # The blob nearest the line's predicted place among the strong ones (at least half the
+    # strongest): a piece's rim beside the line must not pull the fit away from it.
+    win = coarse[:, R - r - 1:R + r + 2]
+    inner = win[:, 1:-1]
+    peaks = (inner >= win[:, :-2]) & (inner >= win[:, 2:]) & (inner >= NEAREST_PEAK * inner.max(axis=1, keepdims=True))
+    distance = np.where(peaks, np.abs(np.arange(-r, r + 1))[None, :], 10 * r + 10)
+    k = R - r + np.argmin(distance + 1e-3 * (inner.max(axis=1, keepdims=True) - inner), axis=1)
+    background = np.median(mag, axis=1)
+    cols = k[:, None] + np.arange(-HALF, HALF + 1)
+    w = np.clip(np.take_along_axis(mag, cols, axis=1) - background[:, None], 0, None)
+    total = w.sum(axis=1)
+    centroid = (w * np.arange(-HALF, HALF + 1)).sum(axis=1) / np.maximum(total, 1e-6)
+    offset = k - R + centroid
+    ratio = np.take_along_axis(mag, k[:, None], axis=1).ravel() / (background + 1.0)
+    offset = np.where((total > 0) & (np.abs(offset) < r), offset, np.nan)
+    return offset, ratio
+
+
+def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1):
+    """Probe every ``step``-th model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
+    h, w = image.shape[:2]
+    centres = _apply(H, model.samples[::step])
+    normals = _project_lines(H, model)[model.sample_line[::step], :2]
+    m = radius + 3
+    inside = (centres[:, 0] > m) & (centres[:, 0] < w - 1 - m) & (centres[:, 1] > m) & (centres[:, 1] < h - 1 - m)
+    offsets = np.full(len(centres), np.nan)
+    ratios = np.zeros(len(centres))
+    if inside.any():
+        offsets[inside], ratios[inside] = _probe(image, centres[inside], normals[inside], radius)
+    return centres, normals, offsets, ratios, inside
+
+
+# --------------------------------------------------------------------------- fitting
+
+def _normaliser(pts: np.ndarray) -> np.ndarray:
+    m = pts.mean(axis=0)
+    s = math.sqrt(2) / max(np.sqrt(((pts - m) ** 2).sum(axis=1)).mean(), 1e-9)
+    return np.array([[s, 0, -s * m[0]], [0, s, -s * m[1]], [0, 0, 1]])
+
+
+def _fit_homography(H0: np.ndarray, obs: np.ndarray, lines: np.ndarray, c_px: float, rounds: int = 4) -> np.ndarray:
+    """Refit H so that every observed image point lies on its board line (Tukey IRLS).
+
+    With G = H^-1, "point o lies on board line L" is L . (G o) = 0: linear in G, so each
+    round is one weighted SVD; rows are scaled by the previous round's depth so that the
+    residuals are board-plane distances."""
+    Ti = _normaliser(obs)
+    Tb = np.diag([0.01, 0.01, 1.0])  # board coordinates in units of 100 mm
+    o = np.hstack([obs, np.ones((len(obs), 1))]) @ Ti.T
+    L = lines @ np.linalg.inv(Tb)
+    G = Tb @ np.linalg.inv(H0) @ np.linalg.inv(Ti)
+    weights = np.ones(len(obs))
+    H = H0
+    for _ in range(rounds):
+        depth = o @ G[2]
+        A = (L[:, :, None] * o[:, None, :]).reshape(len(o), 9) / depth[:, None]
+        _, _, vt = np.linalg.svd(A * weights[:, None], full_matrices=False)
+        G = vt[-1].reshape(3, 3)
+        H = np.linalg.inv(np.linalg.inv(Tb) @ G @ Ti)  # G is in the normalised frames
+        img_lines = lines @ np.linalg.inv(H)
+        img_lines /= np.linalg.norm(img_lines[:, :2], axis=1, keepdims=True)
+        res = np.abs((img_lines * np.hstack([obs, np.ones((len(obs), 1))])).sum(axis=1))
+        u = np.clip(res / c_px, 0, 1)
+        weights = (1 - u * u) ** 2
+        if weights.sum() < 8:
+            break
+    return H / H[2, 2]
+
+
+def plausible(H: np.ndarray, model: BoardModel, image_size: tuple[int, int]) -> bool:
+    """Whether ``H`` shows the board as a board can look: in front of the camera, seen from
+    above (clockwise border on screen), convex, and neither a speck nor far bigger than the frame."""
+    p = np.hstack([model.outline, np.ones((len(model.outline), 1))]) @ H.T
+    if not (np.all(p[:, 2] > 0) or np.all(p[:, 2] < 0)):
+        return False
+    poly = p[:, :2] / p[:, 2:3]
+    area = -_signed_area(poly)
+    w, h = image_size
+    return bool(0.005 * w * h <= area <= 4.0 * w * h and cv2.isContourConvex(poly.astype(np.float32)))
+
+
+def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence[float]) -> np.ndarray:
+    """Lock ``H`` on the printed lines, probing with shrinking windows."""
+    size = (image.shape[1], image.shape[0])
+    for r in radii:
+        if not plausible(H, model, size):
+            raise BoardNotFound("board not found: the grid fit collapsed")
+        centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r)
+        ok = np.isfinite(offsets) & (ratios >= PEAKINESS * 0.8)
+        if r <= FINAL_RADIUS:  # locked on: the grid alone sets the final fit
+            ok &= ~model.on_border
+        if ok.sum() < 12:
+            raise BoardNotFound("board not found: too few grid lines visible")
+        obs = centres[ok] + offsets[ok, None] * normals[ok]
+        H = _fit_homography(H, obs, model.lines[model.sample_line[ok]], c_px=max(1.5, 0.6 * r))
+    if not plausible(H, model, size):
+        raise BoardNotFound("board not found: the grid fit collapsed")
+    return H
+
+
+def _spacing_px(H: np.ndarray, model: BoardModel) -> float:
+    """The smallest projected distance between neighbouring lines near the board (px)."""
+    pts = np.vstack([model.outline * 0.8, [[0.0, 0.0]]])
+    step = model.spacing_mm
+    dx = np.linalg.norm(_apply(H, pts + [step, 0]) - _apply(H, pts), axis=1)
+    dy = np.linalg.norm(_apply(H, pts + [0, step]) - _apply(H, pts), axis=1)
+    return float(min(dx.min(), dy.min()))
+
+
+def _evaluate(image: np.ndarray, H: np.ndarray, model: BoardModel) -> GridFit:
+    radius = float(np.clip(0.3 * _spacing_px(H, model), 3, 8))
+    centres, normals, offsets, ratios, inside = _probe_model(image, H, model, radius)
+    good = inside & np.isfinite(offsets) & (np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX) & (ratios >= PEAKINESS)
+    n_in = max(int(inside.sum()), 1)
+    quads = [(np.sign(model.samples[:, 0]) == sx) & (np.sign(model.samples[:, 1]) == sy)
+             for sx in (-1, 1) for sy in (-1, 1)]
+    coverage = sum(int(good[q].sum() >= 0.15 * max(int((q & inside).sum()), 1)) for q in quads)
+    obs = np.where(good[:, None], centres + np.nan_to_num(offsets)[:, None] * normals, np.nan)
+    return GridFit(H, float(good.sum()) / n_in, float(inside.mean()), coverage, obs)
+
+
+def _lattice_shifts(model: BoardModel) -> list[np.ndarray]:
+    """Board-frame translations that move the grid by one line (the ambiguities to rule out)."""
+    if model.kind == "hex":
+        s = model.spacing_mm * 2 / math.sqrt(3)
+        return [np.array([s * math.cos(a), s * math.sin(a)]) for a in np.radians(np.arange(0, 360, 60))]
+    c = model.spacing_mm
+    return [np.array(v, float) for v in ((c, 0), (-c, 0), (0, c), (0, -c))]
+
+
+def _translate(H: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return H @ np.array([[1, 0, v[0]], [0, 1, v[1]], [0, 0, 1.0]])
+
+
+def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
+    """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
+    r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
+    radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > FINAL_RADIUS] + [FINAL_RADIUS, FINAL_RADIUS]
+    fit = _evaluate(image, _refine(image, H0, model, radii), model)
+    for _ in range(3):  # is the grid one line off?
+        shifted = [_evaluate(image, _translate(fit.H, v), model) for v in _lattice_shifts(model)]
+        best = max(shifted, key=lambda f: f.support)
+        if best.support <= fit.support + 0.02:
+            break
+        fit = _evaluate(image, _refine(image, best.H, model, [FINAL_RADIUS, FINAL_RADIUS]), model)
+    return fit
+
+
+def accept(fit: GridFit) -> str | None:
+    """Why a fit is not a board (``None`` when it is)."""
+    if fit.visible < MIN_VISIBLE:
+        return f"board not found: only {fit.visible:.0%} of the board is in the picture"
+    if fit.support < MIN_SUPPORT:
+        return f"board not found: the grid lines are not where a board's would be ({fit.support:.0%} seen)"
+    if fit.coverage < 3:
+        return "board not found: grid lines seen on only part of the board"
+    return None
+
+
+# --------------------------------------------------------------------------- outline
+
+def _signed_area(poly: np.ndarray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def _intersect(p1, p2, q1, q2) -> np.ndarray | None:
+    a = np.cross(np.append(p1, 1), np.append(p2, 1))
+    b = np.cross(np.append(q1, 1), np.append(q2, 1))
+    x = np.cross(a, b)
+    return None if abs(x[2]) < 1e-9 else x[:2] / x[2]
+
+
+def _on_frame(poly: np.ndarray, frame: tuple[int, int] | None) -> np.ndarray:
+    """Which sides (poly[i] - poly[i+1]) run along the picture's edge: cut off there, not real."""
+    if frame is None:
+        return np.zeros(len(poly), bool)
+    w, h = frame
+    q = np.roll(poly, -1, axis=0)
+    near = lambda a, v: np.abs(a - v) < 6  # noqa: E731 - tiny local helper (hulls come from a downscaled frame)
+    return ((near(poly[:, 0], 0) & near(q[:, 0], 0)) | (near(poly[:, 0], w - 1) & near(q[:, 0], w - 1))
+            | (near(poly[:, 1], 0) & near(q[:, 1], 0)) | (near(poly[:, 1], h - 1) & near(q[:, 1], h - 1)))
+
+
+def fit_polygon(hull: np.ndarray, n: int, frame: tuple[int, int] | None = None) -> np.ndarray | None:
+    """An n-gon approximating a convex hull (K x 2): corners found or recovered by extending sides.
+
+    Sides along the picture's edge (``frame`` = (w, h)) are dropped first: a corner outside
+    the picture is where its two neighbouring sides meet."""
+    peri = cv2.arcLength(hull.astype(np.float32), True)
+    poly = None
+    for eps in np.geomspace(0.004, 0.08, 14):
+        approx = cv2.approxPolyDP(hull.astype(np.float32), eps * peri, True).reshape(-1, 2).astype(float)
+        if len(approx) - int(_on_frame(approx, frame).sum()) < n:
+            break
+        poly = approx
+        if len(approx) - int(_on_frame(approx, frame).sum()) == n:
+            break
+    if poly is None:
+        return None
+    while len(poly) > n:  # drop a cut or the shortest side, meeting its neighbours where they cross
+        cut = _on_frame(poly, frame)
+        lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+        i = int(np.argmax(cut)) if cut.any() else int(np.argmin(lengths))
+        poly = np.roll(poly, -i, axis=0)  # the side to drop: poly[0] - poly[1]
+        p = _intersect(poly[-1], poly[0], poly[1], poly[2])
+        if p is None:
+            return None
+        poly = np.vstack([p, poly[2:]])
+    return poly
+
+
+def clockwise(corners: np.ndarray) -> np.ndarray:
+    """Corners (N x 2 px, any order) sorted around their centre the way the finder expects.
+
+    (Clockwise on screen, i.e. negative signed area in pixel coordinates: the board's
+    counter-clockwise border seen from above.)"""
+    pts = np.asarray(corners, float).reshape(-1, 2)
+    c = pts.mean(axis=0)
+    pts = pts[np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))]
+    return pts[::-1] if _signed_area(pts) > 0 else pts
+
+
+def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
+    """Convex hulls (full-resolution px) of the large edge contours of a frame, largest first.
+
+    Colour edges: Canny on every channel of a downscaled, smoothed frame, so a border
+    that differs from its surroundings only in hue is found too; at three sensitivities,
+    because a textured table (wood grain) joins its edges to the board's at the finest."""
+    h, w = image.shape[:2]
+    scale = min(1.0, OUTLINE_WIDTH / w)
+    small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    chans = cv2.split(small) if small.ndim == 3 else [small]
+    meds = [float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4 for ch in chans]
+    area_img = small.shape[0] * small.shape[1]
+    hulls = []
+    for gain in (1.0, 2.5, 6.0):
+        edges = np.zeros(small.shape[:2], np.uint8)
+        for ch, med in zip(chans, meds):
+            edges |= cv2.Canny(ch, 2.0 * gain * med, 5.0 * gain * med, L2gradient=True)
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        level = []
+        for c in contours:
+            hull = cv2.convexHull(c).reshape(-1, 2)
+            area = cv2.contourArea(hull)
+            if len(hull) >= 4 and 0.01 * area_img <= area <= 0.95 * area_img:
+                level.append((area, hull.astype(float) / scale))
+        level.sort(key=lambda t: -t[0])
+        hulls += [hull for _, hull in level[:limit]]
+    return hulls
+
+
+def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray | None:
+    """An n-gon for a hull, clockwise on screen, if it covers most of the hull and is convex."""
+    poly = fit_polygon(hull, n, frame)
+    if poly is None or not cv2.isContourConvex(poly.astype(np.float32)):
+        return None
+    if abs(_signed_area(poly)) < 0.7 * cv2.contourArea(hull.astype(np.float32)) or abs(_signed_area(poly)) > 20 * frame[0] * frame[1]:
+        return None
+    return poly[::-1] if _signed_area(poly) > 0 else poly
+
+
+def outline_candidates(image: np.ndarray, n: int, hulls: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    """Convex n-gons (full-resolution px, clockwise on screen) that may be the printed border.
+
+    Near-duplicates removed."""
+    frame = (image.shape[1], image.shape[0])
+    found: list[np.ndarray] = []
+    for hull in _large_hulls(image) if hulls is None else hulls:
+        poly = _as_polygon(hull, n, frame)
+        if poly is None or any(np.abs(poly[:, None] - q[None]).max(axis=2).min(axis=1).max() < 6 for q in found):
+            continue
+        found.append(poly)
+    return found
+
+
+def _corner_runs(model: BoardModel, hulls: list[np.ndarray]) -> list[np.ndarray]:
+    """Homographies from four consecutive corners of a border partly hidden by pieces.
+
+    Stacks near the far edge stick out over the border and bend the outline's far
+    side, but the border nearer the camera stays whole: any four consecutive corners
+    of a hexagon fix the board plane."""
+    out = []
+    for hull in hulls:
+        for m in range(model.symmetry, model.symmetry + 3):
+            poly = fit_polygon(hull, m)
+            if poly is None or len(poly) != m:
+                continue
+            poly = poly[::-1] if _signed_area(poly) > 0 else poly
+            for i in range(m):
+                H, _ = cv2.findHomography(model.outline[:4], np.roll(poly, -i, axis=0)[:4])
+                if H is not None:
+                    out.append(H)
+    return out
+
+
+# --------------------------------------------------------------------------- pose
+
+def focal_from_homography(H: np.ndarray, principal: tuple[float, float]) -> float | None:
+    """Focal length (px) implied by a plane's homography with square pixels and a known
+    principal point; ``None`` where the view is too square-on to tell."""
+    T = np.array([[1, 0, -principal[0]], [0, 1, -principal[1]], [0, 0, 1.0]])
+    Hc = T @ H
+    Hc = Hc / np.linalg.norm(Hc[:, 0])
+    (a1, b1, c1), (a2, b2, c2) = Hc[:, 0], Hc[:, 1]
+    A = np.array([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2])
+    C = np.array([c1 * c2, c1 * c1 - c2 * c2])
+    if float(A @ A) < 1e-18:
+        return None
+    u = -float(A @ C) / float(A @ A)
+    if u <= 0:
+        return None
+    return 1.0 / math.sqrt(u)
+
+
+def _camera_for(H: np.ndarray, image_size: tuple[int, int], model: BoardModel) -> CameraModel:
+    """The default camera: focal length from the board's perspective when the view is oblique."""
+    default = CameraModel.from_fov(image_size, 60.0)
+    f = focal_from_homography(H, (default.K[0, 2], default.K[1, 2]))
+    if f is None:
+        return default
+    cam = CameraModel(np.array([[f, 0, default.K[0, 2]], [0, f, default.K[1, 2]], [0, 0, 1]]), np.zeros(5), image_size)
+    hfov = math.degrees(2 * math.atan(image_size[0] / 2 / f))
+    if not 20 <= hfov <= 120:
+        return default
+    # Trust it only where the board is clearly tilted (f is unobservable square-on).
+    pose = _pose_from_points(model.keypoints, _apply(H, model.keypoints), cam, model)
+    if pose is None or pose.elevation_deg() > 75:
+        return default
+    return cam
+
+
+def _pose_from_points(obj_mm: np.ndarray, img_px: np.ndarray, camera: CameraModel, model: BoardModel,
+                      spec: BoardSpec = DEFAULT_SPEC) -> BoardPose | None:
+    """Pose from matched board points and *undistorted* pixels, robust to outliers.
+
+    ``cv2.solvePnP`` (IPPE, exact for a plane) on all points, then again without the
+    points it cannot explain (reprojection error over 3 px and 3 x the median), then
+    Levenberg-Marquardt (``cv2.solvePnPRefineLM``) on the inliers."""
+    obj = np.hstack([obj_mm, np.zeros((len(obj_mm), 1))]).astype(np.float64)
+    img = img_px.astype(np.float64).reshape(-1, 2)
+    keep = np.ones(len(obj), bool)
+    rvec = tvec = None
+    for _ in range(3):
+        if keep.sum() < 6:
+            return None
+        ok, rvec, tvec = cv2.solvePnP(obj[keep], img[keep], camera.K, None, flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            return None
+        err = np.linalg.norm(cv2.projectPoints(obj, rvec, tvec, camera.K, None)[0].reshape(-1, 2) - img, axis=1)
+        now = err <= max(3.0, 3.0 * float(np.median(err)))
+        if np.array_equal(now, keep):
+            break
+        keep = now
+    if keep.sum() < 6 or float(np.median(err[keep])) > 3.0:
+        return None
+    rvec, tvec = cv2.solvePnPRefineLM(obj[keep], img[keep], camera.K, None, rvec, tvec)
+    return BoardPose(camera, rvec.ravel(), tvec.ravel(), model.kind, spec)
+
+
+def _keypoints_from_lines(fit: GridFit, model: BoardModel) -> tuple[np.ndarray, np.ndarray]:
+    """Keypoints where two independently fitted image lines cross: (board mm, px)."""
+    img_lines: dict[int, np.ndarray] = {}
+    for li in range(len(model.lines)):
+        o = fit.observations[(model.sample_line == li) & np.isfinite(fit.observations[:, 0])]
+        if len(o) >= 4:
+            vx, vy, x0, y0 = cv2.fitLine(o.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+            img_lines[li] = np.array([-vy, vx, vy * x0 - vx * y0])
+    obj, img = [], []
+    for k, (i, j) in zip(model.keypoints, model.keypoint_lines):
+        if i in img_lines and j in img_lines:
+            x = np.cross(img_lines[i], img_lines[j])
+            if abs(x[2]) > 1e-9:
+                obj.append(k)
+                img.append(x[:2] / x[2])
+    return np.array(obj).reshape(-1, 2), np.array(img).reshape(-1, 2)
+
+
+def pose_from_fit(fit: GridFit, model: BoardModel, camera: CameraModel | None, image_size: tuple[int, int],
+                  spec: BoardSpec = DEFAULT_SPEC) -> BoardPose:
+    """The metric pose of a verified grid fit (in the fit's arbitrary one-of-N orientation)."""
+    cam_undist = (CameraModel(camera.K, np.zeros(5), image_size) if camera is not None
+                  else _camera_for(fit.H, image_size, model))
+    obj, img = _keypoints_from_lines(fit, model)
+    if len(obj) < 8:  # too few crossings seen: use the grid homography's keypoints
+        obj, img = model.keypoints, _apply(fit.H, model.keypoints)
+    pose = _pose_from_points(obj, img, cam_undist, model, spec)
+    if pose is None or pose.tvec[2] <= 0 or pose.elevation_deg() < MIN_ELEVATION_DEG:
+        raise BoardNotFound("board not found: no consistent pose for the grid")
+    final_cam = camera if camera is not None else cam_undist
+    return BoardPose(final_cam, pose.rvec, pose.tvec, model.kind, spec)
+
+
+# --------------------------------------------------------------------------- orientation
+
+def rotated(pose: BoardPose, quarter: int, symmetry: int) -> BoardPose:
+    """The same pose with the board frame turned by ``quarter`` steps of 360/symmetry degrees."""
+    a = 2 * math.pi * quarter / symmetry
+    Rz = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    R, _ = cv2.Rodrigues(pose.rvec)
+    rvec, _ = cv2.Rodrigues(R @ Rz)
+    return BoardPose(pose.camera, rvec.ravel(), pose.tvec, pose.kind, pose.spec)
+
+
+def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: np.ndarray | None = None,
+           start: tuple[Geometry, Mapping[str, str]] | None = None) -> tuple[BoardPose, str]:
+    """Turn the board frame so that White's side is where the pieces or ``white_side`` say.
+
+    Returns the pose and what decided it: ``"pieces"`` or ``"white-side"``."""
+    if white_side not in WHITE_SIDES:
+        raise ValueError(f"white side must be one of {', '.join(WHITE_SIDES)}, not {white_side!r}")
+    options = [rotated(pose, k, model.symmetry) for k in range(model.symmetry)]
+    if start is not None and image is not None:
+        by_pieces = _orient_by_pieces(options, image, *start)
+        if by_pieces is not None:
+            return by_pieces, "pieces"
+    mids = [p.project(model.white_edge[None])[0] for p in options]
+    centre = pose.project(np.zeros((1, 2)))[0]
+    if white_side in ("left", "right"):
+        sign = -1 if white_side == "left" else 1
+        return options[int(np.argmax([sign * (m[0] - centre[0]) for m in mids]))], "white-side"
+    dist = np.array([np.linalg.norm(_to_camera(p, model.white_edge)) for p in options])
+    sign = 1 if white_side == "near" else -1
+    if np.ptp(dist) > 0.01 * dist.mean():  # the camera is clearly nearer some edges
+        return options[int(np.argmin(sign * dist))], "white-side"
+    # Straight from above every edge is as near: take the one lowest (highest) in the image.
+    return options[int(np.argmax([sign * (m[1] - centre[1]) for m in mids]))], "white-side"
+
+
+def _to_camera(pose: BoardPose, xy: np.ndarray) -> np.ndarray:
+    R, _ = cv2.Rodrigues(pose.rvec)
+    return R @ np.array([xy[0], xy[1], 0.0]) + pose.tvec
+
+
+def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geometry,
+                      stacks: Mapping[str, str]) -> BoardPose | None:
+    """The option under which the image best shows the known position's top colours, if decisive.
+
+    For each option the brightness at the centre of every known stack's top face is
+    correlated with its top colour (white +1, black -1): the right turn correlates
+    strongly, the others (pieces landing on other pieces, or on the board) do not."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = cv2.GaussianBlur(gray, (5, 5), 0)
+    pos = geometry.positions_mm(options[0].spec)
+    tops = [(pos[n], len(s), s[-1]) for n, s in stacks.items() if s and s[-1] in "wb" and n in pos]
+    label = np.array([1.0 if t == "w" else -1.0 for *_, t in tops])
+    if len(tops) < 4 or abs(label.sum()) == len(label):
+        return None
+    h = options[0].spec.piece_height_mm
+    xyz = np.array([[x, y, n * h] for (x, y), n, _ in tops])
+    scores = []
+    for p in options:
+        px = p.project(xyz).astype(np.float32)
+        v = cv2.remap(gray, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()
+        scores.append(float(np.corrcoef(v, label)[0, 1]) if v.std() > 1e-6 else 0.0)
+    order = np.argsort(scores)[::-1]
+    best, second = scores[order[0]], scores[order[1]]
+    if best >= PIECES_MIN_CORRELATION and best - second >= PIECES_MARGIN:
+        return options[int(order[0])]
+    return None
+
+
+# --------------------------------------------------------------------------- entry points
+
+def undistort(image: np.ndarray, camera: CameraModel | None) -> np.ndarray:
+    """The frame with lens distortion removed (same K), or the frame itself if there is none."""
+    if camera is None or not np.any(camera.dist):
+        return image
+    return cv2.undistort(image, camera.K, camera.dist)
+
+
+def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> float:
+    """Fraction of probes with a sharp edge near their line: a quick score for a rough hypothesis."""
+    if not plausible(H, model, (image.shape[1], image.shape[0])):
+        return 0.0
+    radius = float(np.clip(0.15 * _spacing_px(H, model), 2, 6))
+    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius, step=3)
+    return float((np.isfinite(offsets) & (ratios >= PEAKINESS)).sum()) / max(len(inside), 1)
+
+
+def _slab_hypotheses(image: np.ndarray, model: BoardModel, quad: np.ndarray, keep: int = 2) -> list[np.ndarray]:
+    """Homographies for a printed border somewhere inside a square slab seen as ``quad``.
+
+    The slab's size is not known (the hex side is printed on a square board; a square
+    side may have a margin beyond its frame), so the border's size relative to the slab
+    is searched (and, for the hex side, which pair of slab edges its corners face)."""
+    unit = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float)  # counter-clockwise, like the model
+    Hq, _ = cv2.findHomography(unit, quad)
+    if Hq is None:
+        return []
+    radius = float(np.abs(model.outline).max())
+    turns = (0, 1) if model.symmetry == 6 else (0,)
+    scored = []
+    for k in turns:
+        a = k * math.pi / 2
+        rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+        for fill in np.arange(0.5, 1.001, 0.02):
+            H = Hq @ rot @ np.diag([fill / radius, fill / radius, 1.0])
+            scored.append((_coarse_support(image, H, model), H))
+    scored.sort(key=lambda t: -t[0])
+    return [H for _, H in scored[:keep]]
+
+
+def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarray]]:
+    """Rough board homographies worth locking on, in stages from cheap to costly.
+
+    First outlines shaped like the border; then four consecutive corners of a partly
+    hidden hexagon; then square slabs with the border somewhere inside.  Each stage is
+    sorted by a quick support score and cut to the few best."""
+    hulls = _large_hulls(image)
+    polygons = outline_candidates(image, model.symmetry, hulls)
+    stages = [lambda: [H for H in (cv2.findHomography(model.outline, p)[0] for p in polygons) if H is not None]]
+    if model.symmetry > 4:
+        stages.append(lambda: _corner_runs(model, hulls[:6]))
+    quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
+    stages.append(lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)])
+    for stage in stages:
+        found = stage()
+        scored = sorted(((_coarse_support(image, H, model), i) for i, H in enumerate(found)), reverse=True)
+        yield [found[i] for score, i in scored[:MAX_TRIES] if score > 0]
+
+
+def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
+              outline: np.ndarray | None = None) -> GridFit:
+    """The best verified grid fit in an (undistorted) frame; ``BoardNotFound`` if none.
+
+    ``outline``: the border's corners in the image (clockwise), to skip the outline search."""
+    if image is None or image.size == 0:
+        raise BoardNotFound("board not found: empty image")
+    model = board_model(kind, spec)
+    if outline is not None:
+        H, _ = cv2.findHomography(model.outline, np.asarray(outline, float))
+        stages: Iterator[list[np.ndarray]] = iter([[H] if H is not None else []])
+    else:
+        stages = _hypotheses(image, model)
+    best: GridFit | None = None
+    reason = f"board not found: no {'hexagonal' if kind == 'hex' else 'square'} board outline in the picture"
+    for hypotheses in stages:
+        for H0 in hypotheses:
+            try:
+                fit = lock_on(image, H0, model)
+            except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
+                continue
+            why = accept(fit)
+            if why is None and (best is None or fit.support > best.support):
+                best = fit
+            elif why is not None and best is None:
+                reason = why
+            if best is not None and best.support > GOOD_SUPPORT:
+                return best
+        if best is not None:
+            return best
+    if best is None:
+        raise BoardNotFound(reason)
+    return best
+
+
+def outline_pose(image: np.ndarray, kind: BoardKind, corners: np.ndarray, camera: CameraModel | None = None,
+                 white_side: str = "near", spec: BoardSpec = DEFAULT_SPEC) -> BoardPose:
+    """The pose from the border's corners alone (the manual fallback when the grid cannot be seen)."""
+    size = (image.shape[1], image.shape[0])
+    if camera is not None and camera.image_size != size:
+        camera = camera.scaled(size)
+    model = board_model(kind, spec)
+    corners = clockwise(corners)
+    if camera is not None and np.any(camera.dist):
+        corners = cv2.undistortPoints(corners.reshape(-1, 1, 2), camera.K, camera.dist, P=camera.K).reshape(-1, 2)
+    H, _ = cv2.findHomography(model.outline, corners)
+    if H is None:
+        raise BoardNotFound("board not found: the given corners do not form a board outline")
+    cam = (CameraModel(camera.K, np.zeros(5), size) if camera is not None else _camera_for(H, size, model))
+    pose = _pose_from_points(model.keypoints, _apply(H, model.keypoints), cam, model, spec)
+    if pose is None:
+        raise BoardNotFound("board not found: the given corners do not form a board outline")
+    return orient(BoardPose(camera or cam, pose.rvec, pose.tvec, kind, spec), model, white_side)[0]
+
+
+@dataclass(frozen=True)
+class FoundBoard:
+    """A board found in a frame: its pose, the grid evidence and what set White's side."""
+
+    pose: BoardPose
+    fit: GridFit
+    orientation: str
+    """``"pieces"`` (the known position decided) or ``"white-side"`` (the rule decided)."""
+
+
+def locate_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,
+                 spec: BoardSpec = DEFAULT_SPEC, white_side: str = "near",
+                 start: tuple[Geometry, Mapping[str, str]] | None = None,
+                 outline: np.ndarray | None = None) -> FoundBoard:
+    """:func:`find_board` with the evidence: grid support and how White's side was chosen."""
+    if image is None or image.ndim not in (2, 3) or image.size == 0:
+        raise BoardNotFound("board not found: empty image")
+    if white_side not in WHITE_SIDES:
+        raise ValueError(f"white side must be one of {', '.join(WHITE_SIDES)}, not {white_side!r}")
+    size = (image.shape[1], image.shape[0])
+    if camera is not None and camera.image_size != size:
+        camera = camera.scaled(size)
+    flat = undistort(image, camera)
+    model = board_model(kind, spec)
+    fit = find_grid(flat, kind, spec, outline)
+    pose, how = orient(pose_from_fit(fit, model, camera, size, spec), model, white_side, image, start)
+    return FoundBoard(pose, fit, how)
+
+
+def find_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,
+               spec: BoardSpec = DEFAULT_SPEC, white_side: str = "near",
+               start: tuple[Geometry, Mapping[str, str]] | None = None,
+               outline: np.ndarray | None = None) -> BoardPose:
+    """The board's pose in a BGR frame, White's side chosen as described in the module docstring.
+
+    ``start``: a position known to be on the board (geometry, point -> stack), e.g. the
+    game's start position, to read White's side from the pieces.  ``outline``: the
+    border's corners in the image, given by the user, to skip the outline search.
+    Raises :class:`BoardNotFound` (a ``ValueError``) with a one-line reason when there is
+    no board of this kind, or it is not fully in view, or the evidence is not conclusive."""
+    return locate_board(image, kind, camera, spec=spec, white_side=white_side, start=start, outline=outline).pose
