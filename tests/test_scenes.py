@@ -140,3 +140,38 @@ def test_docstring_examples(module):
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_committed_samples_are_consistent():
+    """samples/scenes: every image has its ground truth, and the truth projects through its own camera."""
+    from tests.conftest import ROOT
+    from vision.synth import game_info
+
+    folder = ROOT / "samples" / "scenes"
+    truths = sorted(folder.glob("*-[0-9].json"))
+    assert {json.loads(p.read_text())["game"] for p in truths} >= {"accasta", "dame100", "abande", "attangle"}
+    for path in truths:
+        truth = json.loads(path.read_text())
+        image = cv2.imread(str(path.with_suffix(".jpg")))
+        assert image.shape[1::-1] == tuple(truth["camera"]["image_size"])
+        geometry = game_info(truth["game"]).geometry
+        assert set(truth["points"]) == set(geometry.names)
+        projected = pose_from_truth(truth).point_pixels(geometry)
+        assert all(np.allclose(projected[n], truth["pixels"][n], atol=1e-3) for n in geometry.names)
+    video = json.loads((folder / "accasta-rulebook.json").read_text())
+    cap = cv2.VideoCapture(str(folder / "accasta-rulebook.mp4"))
+    assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(video["frames"]) > 100
+    assert (folder / "contact-sheet.jpg").stat().st_size > 50_000
+
+
+def test_near_stacks_hide_what_is_behind_them():
+    """A tall stack between the camera and another stack hides that stack's foot, as a camera sees it."""
+    cam = CameraModel.from_fov((1280, 720), 60.0)
+    pose = look_at_pose(cam, (25.0, -600.0, 250.0), "hex", (25.0, 0.0, 0.0))
+    base = replace(clean_scene("accasta", 6, {}), pose=pose)
+    behind = pose.project(np.array([[25.0, 43.3, 3.0]]))[0]  # the foot of e4
+    u, v = int(round(behind[0])), int(round(behind[1]))
+    alone = render_clean(replace(base, points={**base.points, "e4": "bbbbbb"}))
+    hidden = render_clean(replace(base, points={**base.points, "e4": "bbbbbb", "c4": "wwwwww"}))
+    assert alone[v, u].mean() < 80, "the black stack is seen where nothing is in front of it"
+    assert hidden[v, u].mean() > 120, "the white stack in front must hide the black one"

@@ -51,14 +51,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_samples_parser(ssub)
 
 
+def _check_look(look: str | None) -> None:
+    from vision.synth.looks import BOARD_LOOKS
+
+    if look is not None and look not in BOARD_LOOKS:
+        raise CLIError(f"unknown look {look!r}; choose one of: {', '.join(sorted(BOARD_LOOKS))}")
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     from vision.synth import render_samples
-    from vision.synth.looks import BOARD_LOOKS
 
     if args.count < 1:
         raise CLIError("--count must be at least 1")
-    if args.look is not None and args.look not in BOARD_LOOKS:
-        raise CLIError(f"unknown look {args.look!r}; choose one of: {', '.join(sorted(BOARD_LOOKS))}")
+    _check_look(args.look)
     args.out.mkdir(parents=True, exist_ok=True)
     top_down = {"yes": True, "no": False, "auto": None}[args.top_down]
     start = time.perf_counter()
@@ -89,6 +94,7 @@ def _add_video_parser(ssub: argparse._SubParsersAction) -> None:
     p.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
     p.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
     p.add_argument("--out", "-o", type=Path, required=True, metavar="FILE.mp4", help="the video to write")
+    p.add_argument("--look", metavar="NAME", help="board colour scheme (default random)")
     p.add_argument("--frames", type=Path, metavar="DIR", help="also write every frame as DIR/000000.jpg ...")
     p.add_argument("--no-mp4", action="store_true", help="write only the frames folder and the ground truth")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
@@ -102,6 +108,7 @@ def cmd_video(args: argparse.Namespace) -> int:
 
     if args.fps <= 0 or args.fps > 120:
         raise CLIError("--fps must be in 0..120")
+    _check_look(args.look)
     if args.no_mp4 and args.frames is None:
         raise CLIError("--no-mp4 needs --frames DIR")
     if args.out.suffix.lower() != ".mp4":
@@ -120,7 +127,8 @@ def cmd_video(args: argparse.Namespace) -> int:
         args.frames.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     try:
-        header, frames = render_video(args.game, turns, args.turns, args.seed, args.size, VideoLook(fps=args.fps))
+        header, frames = render_video(args.game, turns, args.turns, args.seed, args.size, VideoLook(fps=args.fps),
+                                      args.look)
     except ValueError as e:
         raise CLIError(str(e), status=1) from None
     truth_path = args.out.with_suffix(".json")
@@ -148,7 +156,7 @@ def _add_samples_parser(ssub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="output folder (created)")
     p.add_argument("--seed", "-s", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--images", type=int, default=2, help="images per game (default 2)")
-    p.add_argument("--plies", type=int, default=8, help="turns of the rulebook game in the video (default 8; 0: none)")
+    p.add_argument("--plies", type=int, default=6, help="turns of the rulebook game in the video (default 6; 0: none)")
     p.set_defaults(func=cmd_samples)
 
 
@@ -177,7 +185,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
     if args.plies:
         turns = parse_record(RULEBOOK_ACCASTA.read_text(encoding="utf-8")).turns[:args.plies]
         start = time.perf_counter()
-        header, frames = render_video("accasta", turns, 0, args.seed, (640, 360), VideoLook(fps=10.0))
+        header, frames = render_video("accasta", turns, 0, args.seed, (640, 360), VideoLook(fps=8.0), "blue")
         truth = write_video(header, frames, args.out / "accasta-rulebook.mp4", None, args.out / "accasta-rulebook.json")
         print(f"accasta-rulebook.mp4: {len(truth['frames'])} frames in {time.perf_counter() - start:.1f} s")
     return 0

@@ -128,27 +128,42 @@ class Rays:
         return self.d[:, y0:y1, x0:x1]
 
 
-def view_reach(camera: CameraModel) -> float:
-    """The largest normalized radius (x/z, y/z) the image sees: its corners, undistorted."""
+def view_extent(camera: CameraModel) -> tuple[float, float, float, float, float]:
+    """What the image sees in normalized coordinates (x/z, y/z): the extremes of its left,
+    right, top and bottom edges, and the radius of its farthest corner."""
     xn, yn = normalized_rays(camera)
-    return float(max(np.hypot(xn[[0, 0, -1, -1], [0, -1, 0, -1]], yn[[0, 0, -1, -1], [0, -1, 0, -1]])))
+    corners = np.hypot(xn[[0, 0, -1, -1], [0, -1, 0, -1]], yn[[0, 0, -1, -1], [0, -1, 0, -1]])
+    return float(xn[:, 0].min()), float(xn[:, -1].max()), float(yn[0].min()), float(yn[-1].max()), float(corners.max())
 
 
 def pixel_box(pose: BoardPose, corners_mm: np.ndarray, margin: int = 3) -> tuple[int, int, int, int] | None:
     """Pixel box (x0, y0, x1, y1) around projected 3-D points, clipped to the image; None if off-image.
 
-    Points outside the camera's field of view (or behind it) cannot be projected
-    reliably (a distortion polynomial folds them back into the frame), so the box is
-    then the whole image."""
+    Points far outside the field of view cannot be projected reliably (a distortion
+    polynomial folds them back into the frame): the box then reaches the image border
+    on their side (None if no point is in view), or is the whole image if any point is
+    behind the camera.  Callers pass enough points (corners, points along segments) to
+    bound an object."""
     w, h = pose.camera.image_size
     R, _ = cv2.Rodrigues(pose.rvec)
-    cam = np.asarray(corners_mm, float) @ R.T + pose.tvec
-    depth = cam[:, 2]
-    if np.any(depth <= 1.0) or np.any(np.hypot(cam[:, 0], cam[:, 1]) > 1.02 * view_reach(pose.camera) * depth):
+    pts = np.asarray(corners_mm, float)
+    cam = pts @ R.T + pose.tvec
+    if np.any(cam[:, 2] <= 1.0):
         return 0, 0, w, h
-    px = pose.project(corners_mm)
+    nx, ny = cam[:, 0] / cam[:, 2], cam[:, 1] / cam[:, 2]
+    left, right, top, bottom, reach = view_extent(pose.camera)
+    inside = np.hypot(nx, ny) <= 1.02 * reach
+    if not inside.any():
+        return None
+    px = pose.project(pts[inside])
     x0, y0 = np.floor(px.min(0)).astype(int) - margin
     x1, y1 = np.ceil(px.max(0)).astype(int) + margin + 1
+    if not inside.all():
+        out_x, out_y = nx[~inside], ny[~inside]
+        x0 = 0 if np.any(out_x < left) else x0
+        x1 = w if np.any(out_x > right) else x1
+        y0 = 0 if np.any(out_y < top) else y0
+        y1 = h if np.any(out_y > bottom) else y1
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
     if x0 >= x1 or y0 >= y1:
         return None

@@ -186,16 +186,18 @@ class _Occluder:
     rb: float
     reach: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     """Bounding box (x0, y0, x1, y1) of its shadow on the board plane (covers higher planes too)."""
+    soft: bool = False
+    """High above the board (a hand): its shadow is blurred enough to compute at a quarter resolution."""
 
 
 def _occluders(scene: Scene, discs: list[Disc]) -> list[_Occluder]:
     r = scene.spec.piece_diameter_mm / 2
     h = scene.spec.piece_height_mm
-    parts = [(np.array([d.x, d.y, d.z + 0.3]), np.array([d.x, d.y, d.z + h]), r, r) for d in discs]
-    parts += [(np.array(c.a, float), np.array(c.b, float), c.radius, c.radius) for c in scene.hand]
+    parts = [(np.array([d.x, d.y, d.z + 0.3]), np.array([d.x, d.y, d.z + h]), r, r, False) for d in discs]
+    parts += [(np.array(c.a, float), np.array(c.b, float), c.radius, c.radius, True) for c in scene.hand]
     out = []
-    for a, b, ra, rb in parts:
-        o = _Occluder(a, b, ra, rb)
+    for a, b, ra, rb, soft in parts:
+        o = _Occluder(a, b, ra, rb, soft=soft)
         out.append(replace(o, reach=_shadow_reach(scene.lighting, o, 0.0)))
     return out
 
@@ -271,9 +273,12 @@ def _shadow_board(scene: Scene, rays: Rays, x: np.ndarray, y: np.ndarray, occlud
         if box is None:
             continue
         bx0, by0, bx1, by1 = box
-        wx, wy = x[by0:by1, bx0:bx1], y[by0:by1, bx0:bx1]
-        amount = _shadow_amount(light, o, wx, wy, np.zeros_like(wx))
-        if o.a[2] < 1.0 and o.ra == o.rb:
+        step = 4 if o.soft else 1
+        wx, wy = x[by0:by1:step, bx0:bx1:step], y[by0:by1:step, bx0:bx1:step]
+        amount = _shadow_amount(light, o, wx, wy, np.zeros_like(wx)).astype(np.float32)
+        if o.soft:
+            amount = cv2.resize(amount, (bx1 - bx0, by1 - by0), interpolation=cv2.INTER_LINEAR)
+        elif o.a[2] < 1.0 and o.ra == o.rb:
             # A disc standing on the board: the ambient occlusion at its foot.
             dist = np.hypot(wx - o.a[0], wy - o.a[1]) - r
             amount = 1 - (1 - amount) * (1 - 0.5 * np.exp(-np.maximum(dist, 0) / 2.5))
@@ -429,6 +434,7 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
     r, h = spec.piece_diameter_mm / 2, spec.piece_height_mm
     bevel = 1.3
     o = rays.origin
+    albedos = {"w": _to_linear(np.array(look.white, np.float32)), "b": _to_linear(np.array(look.black, np.float32))}
     for disc in discs:
         corners = np.array([[disc.x + sx * r, disc.y + sy * r, disc.z + sz * h]
                             for sx in (-1, 1) for sy in (-1, 1) for sz in (0, 1)])
@@ -470,7 +476,7 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
         groove = np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep(zl / 1.2))
         if covered:
             groove = groove * np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep((h - zl) / 1.2))
-        albedo = _to_linear(np.array(look.white if disc.colour == "w" else look.black, np.float32))
+        albedo = albedos[disc.colour]
         shade = (light.ambient * groove)[:, None] * np.asarray(light.ambient_colour, np.float32) + \
             (diffuse * lit * (1 - light.ambient))[:, None] * np.asarray(light.lamp_colour, np.float32)
         rgb = albedo * shade + (look.gloss * specular * lit * groove)[:, None] * np.asarray(light.lamp_colour, np.float32)
@@ -543,9 +549,11 @@ def moving_region(scene: Scene) -> tuple[int, int, int, int] | None:
     r, h = scene.spec.piece_diameter_mm / 2, scene.spec.piece_height_mm
     light = scene.lighting
     pts = []
+    cube = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
     for c in scene.hand:
-        for e in (c.a, c.b):
-            pts += [np.array(e) + np.array([sx, sy, sz]) * c.radius for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+        # Points along the capsule, so a capsule leaving the frame still bounds what is in it.
+        for f in np.linspace(0, 1, 9):
+            pts += list(np.array(c.a) + f * (np.array(c.b) - np.array(c.a)) + cube * c.radius)
         o = _Occluder(np.array(c.a, float), np.array(c.b, float), c.radius, c.radius)
         x0, y0, x1, y1 = _shadow_reach(light, o, 0.0)
         pts += [np.array([x, y, 0.0]) for x in (x0, x1) for y in (y0, y1)]

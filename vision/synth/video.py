@@ -267,7 +267,7 @@ def game_plies(game: str, turns: list[str] | None, random_turns: int, seed: int)
 
 
 def render_video(game: str, turns: list[str] | None = None, random_turns: int = 10, seed: int = 0,
-                 size: tuple[int, int] = (1280, 720), look: VideoLook = VideoLook(),
+                 size: tuple[int, int] = (1280, 720), look: VideoLook = VideoLook(), board_look: str | None = None,
                  progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, Any], Iterator[Frame]]:
     """A game filmed by a still camera: the header of the ground truth and a lazy frame iterator.
 
@@ -275,8 +275,10 @@ def render_video(game: str, turns: list[str] | None = None, random_turns: int = 
     frame's truth is ``{"index", "time", "hand", "position", "shift"}``."""
     rng = np.random.default_rng([seed, 7919])
     board, plies = game_plies(game, turns, random_turns, seed)
-    scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False)
-    photo = replace(random_photo_look(rng), motion_px=0.0)
+    scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, board_look=board_look)
+    # A camera filming a game is focused on the board and holds still during the exposure.
+    photo = random_photo_look(rng)
+    photo = replace(photo, motion_px=0.0, defocus_px=min(photo.defocus_px, 0.7))
     timeline = _Timeline(scene, look, rng)
     positions = [board.visible()]
     notations = []
