@@ -13,3 +13,9 @@ from rules.base import (  # noqa: F401
 from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, hex_geometry, square_cells, square_intersections  # noqa: F401
 
 # Importing a game module registers it in GAMES.
+from rules import accasta  # noqa: F401,E402
+from rules import abande  # noqa: E402,F401
+from rules import attangle  # noqa: E402,F401
+from rules import dame  # noqa: E402,F401
+from rules import attraktion  # noqa: E402,F401
+from rules import alva  # noqa: E402,F401

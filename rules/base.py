@@ -11,6 +11,7 @@ Stacks are strings bottom-to-top of ``w`` and ``b``; ``""`` is an empty point.
 from __future__ import annotations
 
 import copy as _copy
+import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Iterator, Literal, TypeVar
@@ -204,6 +205,24 @@ class Board(ABC, Generic[TurnT]):
             self.turn = turn
         self.move_stack.clear()
         self._undo.clear()
+
+    def play_random(self, rng: "random.Random", plies: int) -> "Board[TurnT]":
+        """Play up to ``plies`` uniformly random legal turns (fewer if the game ends); returns self.
+
+        Random legal games are how tests, benchmarks and the scene renderer get realistic
+        positions of any game.
+
+        >>> import random
+        >>> from rules import new_game
+        >>> new_game("attraktion").play_random(random.Random(1), 5).ply
+        5
+        """
+        for _ in range(plies):
+            turns = self.legal_turns()
+            if not turns:
+                break
+            self.push(rng.choice(turns))
+        return self
 
     def perft(self, depth: int) -> int:
         """Number of leaf positions ``depth`` turns deep (the standard move-generator check)."""

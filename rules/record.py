@@ -86,7 +86,23 @@ def parse_record(text: str) -> Record:
     return Record(turns=turns, result=result, comments=comments)
 
 
+def turn_number(index: int, first_player: Colour = WHITE) -> int:
+    """The number a record prints before the turn played ``index``-th (0-based).
+
+    White's column comes first, so when Black opens the numbering starts at ``0. ...``.
+
+    >>> [turn_number(i) for i in range(4)], [turn_number(i, first_player="b") for i in range(4)]
+    ([1, 1, 2, 2], [0, 1, 1, 2])
+    """
+    if first_player == BLACK:
+        return (index + 1) // 2
+    return index // 2 + 1
+
+
 _RESULT = re.compile(r"^(white|black)\s+(wins|concedes|resigns)(?:\s+(\d+)\s*:\s*(\d+))?\.?$", re.I)
+
+
+_SCORE_RESULTS: dict[str, Colour] = {"2-0": WHITE, "1-0": WHITE, "0-2": BLACK, "0-1": BLACK}
 
 
 def parse_result(text: str) -> Outcome | None:
@@ -96,10 +112,15 @@ def parse_result(text: str) -> Outcome | None:
     Outcome(winner='w', draw=False, score=(14, 13), reason='white wins')
     >>> parse_result("White concedes.").winner
     'b'
+    >>> parse_result("0-2").winner, parse_result("1/2-1/2").draw
+    ('b', True)
     """
     line = text.strip()
-    if re.fullmatch(r"(draw|remis|1-1|½-½)\.?", line, re.I):
+    if re.fullmatch(r"(draw|remis|1-1|½-½|1/2-1/2)\.?", line, re.I):
         return Outcome(None, draw=True, reason="draw")
+    if line in _SCORE_RESULTS:  # PDN/PGN results: 2-0 (FMJD points) or 1-0
+        winner = _SCORE_RESULTS[line]
+        return Outcome(winner, reason=f"{'white' if winner == WHITE else 'black'} wins")
     m = _RESULT.match(line)
     if not m:
         return None

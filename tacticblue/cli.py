@@ -10,21 +10,31 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from tacticblue import __version__
 from tacticblue.commands import CLIError
 
 COMMAND_MODULES: tuple[str, ...] = (
     "rules",
+    "panel",
     "scenes",
     "calibrate",
 )
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other error of the CLI
+    (argparse prints the whole usage first); subcommand parsers inherit it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="tacticblue",
         description="Camera companion for the tactic blue games: read the board, infer and referee the moves.",
     )
@@ -40,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # output piped into head & co.: not an error
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except CLIError as e:
         print(f"tacticblue {args.command}: error: {e}", file=sys.stderr)
         return e.status

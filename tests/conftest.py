@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,9 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"the shared material is not at {SHARED}")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def random_position():
+    """``random_position(board, seed, plies)``: ``board`` after up to ``plies`` random legal turns."""
+    return lambda board, seed, plies: board.play_random(random.Random(seed), plies)

@@ -130,3 +130,13 @@ def test_cli_render_rejects_bad_input(cli, tmp_path):
     r = cli("scenes", "render", "--game", "alva", "--count", "0", "--out", str(tmp_path))
     assert r.returncode == 2 and "--count" in r.stderr
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("module", ["vision.synth.games", "vision.synth.looks", "vision.synth.scene",
+                                    "vision.synth.video"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

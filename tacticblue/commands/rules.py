@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
-from rules.record import Record, parse_result
+from rules.infer import Observation, infer
+from rules.record import Record, parse_result, turn_number
 from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("rules", help="replay records, list legal turns, perft counts (no camera needed)",
-                            description="The rules engine on its own: records, legal turns, perft.")
+    parser = sub.add_parser("rules", help="replay records, list legal turns, perft counts, infer turns (no camera needed)",
+                            description="The rules engine on its own: records, legal turns, perft, move inference.")
     rsub = parser.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
 
     p = rsub.add_parser("replay", help="replay a game record, checking every turn",
@@ -44,11 +45,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON lines")
     p.set_defaults(func=cmd_perft)
 
+    p = rsub.add_parser("infer", help="infer the turn played from an observed board",
+                        description="Say which legal turn turned the position (the start, or after the turns of "
+                                    "--record) into the observed board: turn, partial, ambiguous, illegal, unchanged "
+                                    "or restored. OBS.json is {\"points\": {point: stack}, \"confidence\": "
+                                    "{point: 0..1}}; a stack is written bottom to top with w, b and ? for an "
+                                    "unreadable layer, a point left out was not seen.")
+    add_game_argument(p)
+    p.add_argument("--record", type=Path, metavar="FILE", help="the game so far (default: the start position)")
+    p.add_argument("--observation", type=Path, metavar="OBS.json", required=True, help="the observed board")
+    p.add_argument("--done", action="store_true", help="the players said the turn is finished")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_infer)
+
 
 def read_record_file(path: Path, board: Board[Any]) -> Record:
     """Read a record file for ``board``'s game, with a clear error if it is missing or unreadable."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # records saved on Windows often start with a BOM
     except FileNotFoundError:
         raise CLIError(f"no such file: {path}") from None
     except UnicodeDecodeError:
@@ -59,11 +73,13 @@ def read_record_file(path: Path, board: Board[Any]) -> Record:
         raise CLIError(f"{path}: {e}") from None
 
 
-def play_turn(board: Board[Any], number: int, text: str) -> str:
-    """Play turn ``number`` of a record, returning it in canonical notation.
+def play_turn(board: Board[Any], index: int, text: str) -> str:
+    """Play the ``index``-th turn (0-based) of a record, returning it in canonical notation.
 
-    Raises :class:`CLIError` (status 1) naming the turn number, the turn and the reason."""
+    Raises :class:`CLIError` (status 1) naming the turn by the record's own number and
+    colour (``turn 15 (black)``), the turn as written and the reason."""
     who = COLOUR_NAMES[board.turn]
+    number = turn_number(index, type(board).first_player)
     outcome = board.outcome()
     if outcome is not None:
         raise CLIError(f"turn {number} ({who}) {text!r}: the game is already over ({outcome.reason})", status=1)
@@ -78,7 +94,7 @@ def play_turn(board: Board[Any], number: int, text: str) -> str:
 
 def play_record(board: Board[Any], record: Record) -> list[str]:
     """Play every turn of a record; see :func:`play_turn`."""
-    return [play_turn(board, i, text) for i, text in enumerate(record.turns, 1)]
+    return [play_turn(board, i, text) for i, text in enumerate(record.turns)]
 
 
 def _board_after(args: argparse.Namespace) -> Board[Any]:
@@ -94,28 +110,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.observations is not None:
         args.observations.mkdir(parents=True, exist_ok=True)
     turns: list[str] = []
-    for i, text in enumerate(record.turns, 1):
+    for i, text in enumerate(record.turns):
         mover = COLOUR_NAMES[board.turn]
         turns.append(play_turn(board, i, text))
         if args.observations is not None:
-            (args.observations / f"{i:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
+            (args.observations / f"{i + 1:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
-            print(f"{i:>3}. {mover:<5} {turns[-1]}")
+            print(f"{turn_number(i, type(board).first_player):>3}. {mover:<5} {turns[-1]}")
     outcome = board.outcome()
     stated = parse_result(record.result) if record.result else None
     if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
         raise CLIError(f"the record says {record.result!r} but the rules give {outcome.reason}", status=1)
     if outcome is not None and stated is not None and stated.score is not None and outcome.score != stated.score:
-        raise CLIError(f"the record says {record.result!r} but the rules score it "
-                       f"{outcome.score[0]}:{outcome.score[1]}", status=1)  # type: ignore[index]
+        scored = f"score it {outcome.score[0]}:{outcome.score[1]}" if outcome.score else "give no score"
+        raise CLIError(f"the record says {record.result!r} but the rules {scored}", status=1)
     if outcome is None and stated is not None:
-        outcome = type(stated)(stated.winner, stated.draw, stated.score, f"{stated.reason} (as recorded)")
+        # A result the rules do not decide (a concession): reported as the record states it.
+        outcome = type(stated)(stated.winner, stated.draw, stated.score, f"as recorded: {stated.reason}")
     if args.json:
         print_json({
             "game": args.game,
             "turns": turns,
             "final": board.visible(),
-            "to_move": None if board.is_game_over() else COLOUR_NAMES[board.turn],
+            "to_move": None if outcome is not None else COLOUR_NAMES[board.turn],
             "result": outcome.to_json() if outcome else None,
         })
         return 0
@@ -139,7 +156,9 @@ def cmd_moves(args: argparse.Namespace) -> int:
     else:
         for n in notations:
             print(n)
-        print(f"{len(notations)} legal turns for {COLOUR_NAMES[board.turn]}")
+        outcome = board.outcome()
+        over = f" (game over: {outcome.reason})" if outcome is not None else ""
+        print(f"{len(notations)} legal turns for {COLOUR_NAMES[board.turn]}{over}")
     return 0
 
 
@@ -155,4 +174,38 @@ def cmd_perft(args: argparse.Namespace) -> int:
             print_json({"depth": depth, "nodes": nodes, "seconds": round(seconds, 4)})
         else:
             print(f"depth {depth}: {nodes} ({seconds:.3f} s)", flush=True)
+    return 0
+
+
+def read_observation(path: Path) -> Observation:
+    """Read an observation file, with a clear error if it is missing or malformed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CLIError(f"no such file: {path}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CLIError(f"{path} is not a JSON file: {e}") from None
+    try:
+        return Observation.from_json(data)
+    except ValueError as e:
+        raise CLIError(f"{path}: {e}") from None
+
+
+def cmd_infer(args: argparse.Namespace) -> int:
+    board = _board_after(args)
+    observation = read_observation(args.observation)
+    try:
+        observation.check(board)
+    except ValueError as e:
+        raise CLIError(f"{args.observation}: {e}") from None
+    result = infer(board, observation, done=args.done)
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    print(f"{result.kind}: {result.message}")
+    for c in result.candidates[1:] if result.kind == "turn" else result.candidates:
+        print(f"  {c.notation}  score {c.score:.2f}" + "".join(f"\n    {d}" for d in c.differences))
+    if result.kind == "turn":
+        for d in result.differences:
+            print(f"  overridden {d}")
     return 0

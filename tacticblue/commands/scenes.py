@@ -47,6 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--look", metavar="NAME", help="board colour scheme (default random)")
     p.add_argument("--json", action="store_true", help="print one JSON line per image")
     p.set_defaults(func=cmd_render)
+    _add_video_parser(ssub)
+    _add_samples_parser(ssub)
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -70,4 +72,112 @@ def cmd_render(args: argparse.Namespace) -> int:
     if not args.json:
         seconds = time.perf_counter() - start
         print(f"{args.count} images in {seconds:.1f} s ({args.count / seconds:.2f} per second)")
+    return 0
+
+
+def _add_video_parser(ssub: argparse._SubParsersAction) -> None:
+    p = ssub.add_parser("video", help="film a played game: hand, moves, stills, with per-frame ground truth",
+                        description="Render a game as a camera on a tripod films it: for each turn a hand reaches "
+                                    "in, moves the pieces and leaves, then the board stays still. Writes OUT (mp4) "
+                                    "and OUT with .json (ground truth: positions, per frame hand and position).")
+    p.add_argument("--game", "-g", required=True, type=_game, metavar="GAME", help="game to film")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--record", type=Path, metavar="FILE", help="play the turns of this record")
+    src.add_argument("--turns", type=int, default=10, help="otherwise play this many random legal turns (default 10)")
+    p.add_argument("--first", type=int, metavar="N", help="film only the first N turns of the record")
+    p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
+    p.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
+    p.add_argument("--out", "-o", type=Path, required=True, metavar="FILE.mp4", help="the video to write")
+    p.add_argument("--frames", type=Path, metavar="DIR", help="also write every frame as DIR/000000.jpg ...")
+    p.add_argument("--no-mp4", action="store_true", help="write only the frames folder and the ground truth")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.set_defaults(func=cmd_video)
+
+
+def cmd_video(args: argparse.Namespace) -> int:
+    from rules import new_game
+    from tacticblue.commands.rules import read_record_file
+    from vision.synth.video import VideoLook, render_video, write_video
+
+    if args.fps <= 0 or args.fps > 120:
+        raise CLIError("--fps must be in 0..120")
+    if args.no_mp4 and args.frames is None:
+        raise CLIError("--no-mp4 needs --frames DIR")
+    if args.out.suffix.lower() != ".mp4":
+        raise CLIError(f"--out must end in .mp4, not {args.out.name!r}")
+    turns = None
+    if args.record is not None:
+        try:
+            board = new_game(args.game)
+        except ValueError as e:
+            raise CLIError(f"{e} (videos need the game's rules)") from None
+        turns = list(read_record_file(args.record, board).turns)[:args.first]
+    elif args.turns < 1:
+        raise CLIError("--turns must be at least 1")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.frames is not None:
+        args.frames.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    try:
+        header, frames = render_video(args.game, turns, args.turns, args.seed, args.size, VideoLook(fps=args.fps))
+    except ValueError as e:
+        raise CLIError(str(e), status=1) from None
+    truth_path = args.out.with_suffix(".json")
+    truth = write_video(header, frames, None if args.no_mp4 else args.out, args.frames, truth_path)
+    seconds = time.perf_counter() - start
+    summary = {"video": None if args.no_mp4 else str(args.out), "truth": str(truth_path),
+               "frames": len(truth["frames"]), "turns": len(truth["turns"]),
+               "duration_s": round(len(truth["frames"]) / args.fps, 2), "render_s": round(seconds, 1)}
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"{summary['frames']} frames ({summary['duration_s']} s of video, {summary['turns']} turns) "
+              f"in {seconds:.1f} s -> {args.out if not args.no_mp4 else args.frames}, truth {truth_path}")
+    return 0
+
+
+RULEBOOK_ACCASTA = Path(__file__).resolve().parents[2] / "samples" / "records" / "accasta.txt"
+
+
+def _add_samples_parser(ssub: argparse._SubParsersAction) -> None:
+    p = ssub.add_parser("samples", help="make the small sample set: images of every game, a contact sheet, a video",
+                        description="Write IMAGES images of every game (1280x720) with ground truth, "
+                                    "contact-sheet.jpg (one image per game) and a short video of the first PLIES "
+                                    "turns of the Accasta rulebook game (640x360), all reproducible from the seed.")
+    p.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="output folder (created)")
+    p.add_argument("--seed", "-s", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--images", type=int, default=2, help="images per game (default 2)")
+    p.add_argument("--plies", type=int, default=8, help="turns of the rulebook game in the video (default 8; 0: none)")
+    p.set_defaults(func=cmd_samples)
+
+
+def cmd_samples(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from rules.record import parse_record
+    from vision.synth import contact_sheet, game_names, render_samples
+    from vision.synth.video import VideoLook, render_video, write_video
+
+    if args.images < 1 or args.plies < 0:
+        raise CLIError("--images must be at least 1 and --plies at least 0")
+    args.out.mkdir(parents=True, exist_ok=True)
+    tiles = []
+    start = time.perf_counter()
+    for game in game_names():
+        for k, sample in enumerate(render_samples(game, args.images, args.seed, size=(1280, 720))):
+            sample = type(sample)(f"{game}-{k + 1}", sample.jpeg, sample.truth)
+            sample.write(args.out)
+            if k == 0:
+                tiles.append((game, cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)))
+    ok, buf = cv2.imencode(".jpg", contact_sheet(tiles), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    (args.out / "contact-sheet.jpg").write_bytes(buf.tobytes())
+    print(f"{len(tiles) * args.images} images and contact-sheet.jpg in {time.perf_counter() - start:.1f} s")
+    if args.plies:
+        turns = parse_record(RULEBOOK_ACCASTA.read_text(encoding="utf-8")).turns[:args.plies]
+        start = time.perf_counter()
+        header, frames = render_video("accasta", turns, 0, args.seed, (640, 360), VideoLook(fps=10.0))
+        truth = write_video(header, frames, args.out / "accasta-rulebook.mp4", None, args.out / "accasta-rulebook.json")
+        print(f"accasta-rulebook.mp4: {len(truth['frames'])} frames in {time.perf_counter() - start:.1f} s")
     return 0

@@ -11,9 +11,9 @@ single images, :func:`render_samples` for reproducible sets.
 
 from vision.synth.games import game_info, game_names, random_position  # noqa: F401
 from vision.synth.photo import PhotoLook, develop, jpeg, random_photo_look  # noqa: F401
-from vision.synth.render import Capsule, Disc, Lighting, Scene, render_linear, with_points  # noqa: F401
+from vision.synth.render import Capsule, Disc, Lighting, Scene, moving_region, render_linear  # noqa: F401
 from vision.synth.rig import random_camera, random_pose  # noqa: F401
 from vision.synth.scene import (  # noqa: F401
-    Sample, camera_truth, pose_from_truth, random_lighting, random_scene, render_image, render_samples,
+    Sample, camera_truth, contact_sheet, pose_from_truth, random_lighting, random_scene, render_image, render_samples,
     sample_rng, scene_truth,
 )

@@ -250,15 +250,15 @@ def table_texture(look_name: str, half_mm: float, ppm: float) -> np.ndarray:
     elif look.pattern == "cloth":
         weave = np.sin(np.arange(n, dtype=np.float32) * (2 * math.pi * 0.9 / ppm))
         img *= (1.0 + 0.04 * (weave[:, None] * weave[None, :]))[..., None]
-        img *= (1.0 + 0.05 * fractal_noise((n, n), rng, 40 * ppm, 4))[..., None]
+        img *= (1.0 + 0.02 * fractal_noise((n, n), rng, 12 * ppm, 3))[..., None]
     elif look.pattern == "check":
         idx = (np.arange(n) / ppm // 60).astype(int)
         band_r, band_c = (idx % 2 == 0)[:, None], (idx % 2 == 0)[None, :]
         amount = 0.45 * band_r + 0.45 * band_c
         img = base + (accent - base) * amount[..., None].astype(np.float32)
-        img *= (1.0 + 0.03 * fractal_noise((n, n), rng, 30 * ppm, 3))[..., None]
+        img *= (1.0 + 0.015 * fractal_noise((n, n), rng, 30 * ppm, 3))[..., None]
     else:
-        img *= (1.0 + 0.03 * fractal_noise((n, n), rng, 80 * ppm, 4))[..., None]
+        img *= (1.0 + 0.012 * fractal_noise((n, n), rng, 150 * ppm, 3))[..., None]
     img = np.clip(img, 0, 1).astype(np.float32)
     img.setflags(write=False)
     return img

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -49,11 +50,38 @@ def random_photo_look(rng: np.random.Generator) -> PhotoLook:
     )
 
 
+_LUT_SIZE = 8192
+_LUT_MAX_SQRT = 2.0
+"""Tone curve tables are indexed by sqrt(linear light), up to linear 4 (sqrt spacing keeps shadows smooth)."""
+
+
+@lru_cache(maxsize=4)
+def _tone_tables(exposure_key: float) -> tuple[np.ndarray, np.ndarray]:
+    x = (np.linspace(0, _LUT_MAX_SQRT, _LUT_SIZE) ** 2) * exposure_key
+    display = tone_map(x, 1.0) * 255.0
+    return display.astype(np.float32), np.sqrt(0.35 + display / 255.0).astype(np.float32)
+
+
 def tone_map(linear: np.ndarray, exposure: float) -> np.ndarray:
     """Linear light -> display values 0..1 with a soft shoulder (no hard clipping of highlights)."""
     x = linear * exposure
     x = x / (1 + 0.18 * x)  # gentle roll-off; 1.0 in maps to about 0.85
     return np.power(np.clip(x / 0.85, 0, 1), 1 / GAMMA)
+
+
+@lru_cache(maxsize=4)
+def _noise_bank(shape: tuple[int, int, int]) -> np.ndarray:
+    """A fixed field of blotchy unit noise a little larger than a frame; frames take random windows of it."""
+    h, w, c = shape
+    rng = np.random.default_rng(12345)
+    noise = rng.standard_normal((h + _NOISE_PAD, w + _NOISE_PAD, c), dtype=np.float32)
+    noise = cv2.GaussianBlur(noise, (0, 0), 0.6)
+    noise /= noise.std()
+    noise.setflags(write=False)
+    return noise
+
+
+_NOISE_PAD = 97
 
 
 def motion_kernel(length_px: float, angle_deg: float) -> np.ndarray:
@@ -78,12 +106,16 @@ def develop(linear: np.ndarray, look: PhotoLook, rng: np.random.Generator) -> np
         img = cv2.GaussianBlur(img, (0, 0), look.defocus_px)
     if look.motion_px >= 1.0:
         img = cv2.filter2D(img, -1, motion_kernel(look.motion_px, look.motion_angle_deg))
-    out = tone_map(img, look.exposure) * 255.0
+    exposure = round(look.exposure, 3)
+    display, sigma = _tone_tables(exposure)
+    idx = np.clip(cv2.sqrt(np.maximum(img, 0)) * ((_LUT_SIZE - 1) / _LUT_MAX_SQRT), 0, _LUT_SIZE - 1).astype(np.int32)
+    out = display[idx]
     # Sensor noise: read noise plus shot noise growing with brightness, slightly blotchy like demosaiced noise.
-    sigma = look.noise * np.sqrt(0.35 + out / 255.0)
-    noise = rng.standard_normal(out.shape, dtype=np.float32)
-    noise = cv2.GaussianBlur(noise, (0, 0), 0.6) * 1.6
-    out += sigma * noise
+    oy, ox = rng.integers(_NOISE_PAD, size=2)
+    noise = _noise_bank(out.shape)[oy:oy + h, ox:ox + w]
+    if rng.random() < 0.5:
+        noise = noise[::-1, ::-1]
+    out += (look.noise * sigma[idx]) * noise
     return np.clip(out + 0.5, 0, 255).astype(np.uint8)
 
 

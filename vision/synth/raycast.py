@@ -91,38 +91,62 @@ def normalized_rays(camera: CameraModel) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class Rays:
-    """Every pixel's ray in the board frame: ``origin + t * d``, ``t`` = camera depth in mm."""
+    """The rays of the pixels in a box of the image, in the board frame: ``origin + t * d``,
+    ``t`` = camera depth in mm."""
 
     origin: np.ndarray
     """(3,) camera centre, mm."""
     d: np.ndarray
-    """(3, H, W) float32 directions (camera-frame z component 1)."""
+    """(3, h, w) float32 directions (camera-frame z component 1) of the box's pixels."""
+    box: tuple[int, int, int, int]
+    """(x0, y0, x1, y1) the pixels covered, exclusive ends (the whole image by default)."""
 
     @classmethod
-    def of(cls, pose: BoardPose) -> "Rays":
+    def of(cls, pose: BoardPose, box: tuple[int, int, int, int] | None = None) -> "Rays":
+        w, h = pose.camera.image_size
+        x0, y0, x1, y1 = box or (0, 0, w, h)
         xn, yn = normalized_rays(pose.camera)
+        xn, yn = xn[y0:y1, x0:x1], yn[y0:y1, x0:x1]
         R, _ = cv2.Rodrigues(pose.rvec)
         Rt = R.T.astype(np.float32)
         d = np.empty((3, *xn.shape), np.float32)
         for i in range(3):
             d[i] = Rt[i, 0] * xn + Rt[i, 1] * yn + Rt[i, 2]
-        return cls(pose.camera_position_mm(), d)
+        return cls(pose.camera_position_mm(), d, (x0, y0, x1, y1))
 
-    def window(self, box: tuple[int, int, int, int]) -> np.ndarray:
-        """Directions (3, h, w) inside a pixel box (x0, y0, x1, y1), exclusive ends."""
-        x0, y0, x1, y1 = box
+    def local(self, box: tuple[int, int, int, int] | None) -> tuple[int, int, int, int] | None:
+        """An image pixel box as a box in these rays' arrays (clipped), or None if they do not meet."""
+        if box is None:
+            return None
+        x0, y0 = max(box[0], self.box[0]) - self.box[0], max(box[1], self.box[1]) - self.box[1]
+        x1, y1 = min(box[2], self.box[2]) - self.box[0], min(box[3], self.box[3]) - self.box[1]
+        return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+    def window(self, local: tuple[int, int, int, int]) -> np.ndarray:
+        """Directions (3, h, w) inside a local box (see :meth:`local`)."""
+        x0, y0, x1, y1 = local
         return self.d[:, y0:y1, x0:x1]
 
 
+def view_reach(camera: CameraModel) -> float:
+    """The largest normalized radius (x/z, y/z) the image sees: its corners, undistorted."""
+    xn, yn = normalized_rays(camera)
+    return float(max(np.hypot(xn[[0, 0, -1, -1], [0, -1, 0, -1]], yn[[0, 0, -1, -1], [0, -1, 0, -1]])))
+
+
 def pixel_box(pose: BoardPose, corners_mm: np.ndarray, margin: int = 3) -> tuple[int, int, int, int] | None:
-    """Pixel box (x0, y0, x1, y1) around projected 3-D points, clipped to the image; None if off-image
-    or if any point is behind the camera."""
-    R, _ = cv2.Rodrigues(pose.rvec)
-    depth = (np.asarray(corners_mm) @ R.T + pose.tvec)[:, 2]
-    if np.any(depth <= 1.0):
-        return None
-    px = pose.project(corners_mm)
+    """Pixel box (x0, y0, x1, y1) around projected 3-D points, clipped to the image; None if off-image.
+
+    Points outside the camera's field of view (or behind it) cannot be projected
+    reliably (a distortion polynomial folds them back into the frame), so the box is
+    then the whole image."""
     w, h = pose.camera.image_size
+    R, _ = cv2.Rodrigues(pose.rvec)
+    cam = np.asarray(corners_mm, float) @ R.T + pose.tvec
+    depth = cam[:, 2]
+    if np.any(depth <= 1.0) or np.any(np.hypot(cam[:, 0], cam[:, 1]) > 1.02 * view_reach(pose.camera) * depth):
+        return 0, 0, w, h
+    px = pose.project(corners_mm)
     x0, y0 = np.floor(px.min(0)).astype(int) - margin
     x1, y1 = np.ceil(px.max(0)).astype(int) + margin + 1
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
@@ -191,43 +215,6 @@ def hit_capsule(origin: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray,
     axis = a.reshape(3, *([1] * (d.ndim - 1))) + s * ba.reshape(3, *([1] * (d.ndim - 1)))
     n = (p - axis) / radius
     return t.astype(np.float32), n.astype(np.float32)
-
-
-def sample_texture(pyramid: list[np.ndarray], ppm: float, half_mm: float, x: np.ndarray, y: np.ndarray,
-                   footprint_mm: np.ndarray) -> np.ndarray:
-    """Colours (N x 3) of a flat texture at board points (x, y) in mm, filtered for the pixel footprint.
-
-    ``pyramid`` is a texture and its successive ``cv2.pyrDown`` halvings (see the
-    :mod:`vision.synth.looks` texture convention); each pixel blends the two levels
-    that bracket its footprint, like trilinear mip-mapping, so far surfaces do not
-    shimmer."""
-    level = np.clip(np.log2(np.maximum(footprint_mm * ppm, 1e-6)), 0, len(pyramid) - 1).astype(np.float32)
-    out = np.zeros((x.size, 3), np.float32)
-    lo = np.floor(level).astype(np.int32)
-    frac = level - lo
-    for i, tex in enumerate(pyramid):
-        w = np.where(lo == i, 1 - frac, 0) + np.where(lo == i - 1, frac, 0)
-        sel = np.nonzero(w > 0)[0]
-        if sel.size == 0:
-            continue
-        # pyrDown keeps level-0 pixel 2^i * j at level-i pixel j.
-        mu = ((x[sel] + half_mm) * ppm - 0.5) / 2 ** i
-        mv = ((half_mm - y[sel]) * ppm - 0.5) / 2 ** i
-        out[sel] += w[sel, None] * remap_points(tex, mu, mv)
-    return out
-
-
-def remap_points(image: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Bilinear samples (N x channels) of an image at N pixel positions (cv2.remap in rows of 4096)."""
-    n = u.size
-    cols = 4096
-    rows = max(1, -(-n // cols))
-    mu = np.zeros(rows * cols, np.float32)
-    mv = np.zeros(rows * cols, np.float32)
-    mu[:n], mv[:n] = u, v
-    out = cv2.remap(image, mu.reshape(rows, cols), mv.reshape(rows, cols), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REFLECT)
-    return out.reshape(rows * cols, -1)[:n]
 
 
 def pyramid(texture: np.ndarray, levels: int) -> list[np.ndarray]:

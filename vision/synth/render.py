@@ -28,7 +28,7 @@ import numpy as np
 from calibration.camera import BoardPose
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.synth.looks import BOARD_LOOKS, TABLE_LOOKS, board_half_mm, board_texture, table_texture
-from vision.synth.raycast import Rays, hit_capsule, hit_vertical_cylinder, pixel_box, pyramid, sample_texture
+from vision.synth.raycast import Rays, hit_capsule, hit_vertical_cylinder, pixel_box, pyramid
 
 BOARD_THICKNESS_MM = 9.0
 TABLE_HALF_MM = 1100.0
@@ -104,8 +104,6 @@ class Scene:
     """Discs off their points, e.g. held by the hand."""
     hand: tuple[Capsule, ...] = ()
     skin: tuple[float, float, float] = (0.42, 0.55, 0.78)
-    blobs: tuple[tuple[float, float, float, float], ...] = ()
-    """Soft shadows of things out of view (x, y, radius mm, darkness 0..1) on the board plane."""
 
     @property
     def kind(self) -> BoardKind:
@@ -173,7 +171,7 @@ def _lamp(light: Lighting, p: np.ndarray, n: np.ndarray, view: np.ndarray, shini
     falloff = ref2 / dist2
     diffuse = np.maximum((n * lv).sum(0), 0) * falloff
     h = lv + view
-    h /= np.linalg.norm(h, axis=0) + 1e-9
+    h /= np.sqrt((h * h).sum(0)) + 1e-9
     spec = np.power(np.maximum((n * h).sum(0), 0), shininess) * falloff * (diffuse > 0)
     return diffuse.astype(np.float32), spec.astype(np.float32)
 
@@ -186,16 +184,19 @@ class _Occluder:
     b: np.ndarray
     ra: float
     rb: float
+    reach: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    """Bounding box (x0, y0, x1, y1) of its shadow on the board plane (covers higher planes too)."""
 
 
 def _occluders(scene: Scene, discs: list[Disc]) -> list[_Occluder]:
     r = scene.spec.piece_diameter_mm / 2
     h = scene.spec.piece_height_mm
+    parts = [(np.array([d.x, d.y, d.z + 0.3]), np.array([d.x, d.y, d.z + h]), r, r) for d in discs]
+    parts += [(np.array(c.a, float), np.array(c.b, float), c.radius, c.radius) for c in scene.hand]
     out = []
-    for d in discs:
-        out.append(_Occluder(np.array([d.x, d.y, d.z + 0.3]), np.array([d.x, d.y, d.z + h]), r, r))
-    for c in scene.hand:
-        out.append(_Occluder(np.array(c.a, float), np.array(c.b, float), c.radius, c.radius))
+    for a, b, ra, rb in parts:
+        o = _Occluder(a, b, ra, rb)
+        out.append(replace(o, reach=_shadow_reach(scene.lighting, o, 0.0)))
     return out
 
 
@@ -238,19 +239,24 @@ def _shadow_reach(light: Lighting, o: _Occluder, z: float) -> tuple[float, float
 
 
 def _shadow_points(light: Lighting, p: np.ndarray, occluders: list[_Occluder]) -> np.ndarray:
-    """Lamp light reaching points p (3, N): 1 lit .. 0 in full shadow."""
+    """Lamp light reaching points p (3, N) above the board: 1 lit .. 0 in full shadow."""
     lit = np.ones(p.shape[1], np.float32)
-    zmin = float(p[2].min(initial=0))
+    if p.shape[1] == 0:
+        return lit
+    px0, py0, px1, py1 = float(p[0].min()), float(p[1].min()), float(p[0].max()), float(p[1].max())
+    pz0 = float(p[2].min())
     for o in occluders:
-        x0, y0, x1, y1 = _shadow_reach(light, o, zmin)
-        near = (p[2] < max(o.a[2], o.b[2])) & (p[0] >= x0) & (p[0] <= x1) & (p[1] >= y0) & (p[1] <= y1)
+        x0, y0, x1, y1 = o.reach
+        if x1 < px0 or x0 > px1 or y1 < py0 or y0 > py1 or max(o.a[2], o.b[2]) <= pz0:
+            continue
+        near = (p[0] >= x0) & (p[0] <= x1) & (p[1] >= y0) & (p[1] <= y1)
         if near.any():
             idx = np.nonzero(near)[0]
             lit[idx] *= 1 - _shadow_amount(light, o, p[0, idx], p[1, idx], p[2, idx])
     return lit
 
 
-def _shadow_board(scene: Scene, x: np.ndarray, y: np.ndarray, occluders: list[_Occluder]) -> np.ndarray:
+def _shadow_board(scene: Scene, rays: Rays, x: np.ndarray, y: np.ndarray, occluders: list[_Occluder]) -> np.ndarray:
     """Lamp light (times ambient occlusion at the foot of stacks) on the board plane, per pixel.
 
     ``x``, ``y`` (H x W) are the board-plane points the pixels see; each occluder is
@@ -259,9 +265,9 @@ def _shadow_board(scene: Scene, x: np.ndarray, y: np.ndarray, occluders: list[_O
     lit = np.ones(x.shape, np.float32)
     r = scene.spec.piece_diameter_mm / 2
     for o in occluders:
-        x0, y0, x1, y1 = _shadow_reach(light, o, 0.0)
+        x0, y0, x1, y1 = o.reach
         corners = np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]])
-        box = pixel_box(scene.pose, corners)
+        box = rays.local(pixel_box(scene.pose, corners))
         if box is None:
             continue
         bx0, by0, bx1, by1 = box
@@ -280,59 +286,100 @@ def _smoothstep(x: np.ndarray) -> np.ndarray:
     return x * x * (3 - 2 * x)
 
 
+def _plane_light(light: Lighting, x: np.ndarray, y: np.ndarray, z: float, view: np.ndarray, shininess: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Lamp diffuse and specular factors on a horizontal plane (normal +z), full-frame arrays."""
+    lx, ly, lz = (np.float32(v) for v in light.lamp_mm)
+    vx, vy, vz = lx - x, ly - y, lz - np.float32(z)
+    dist2 = vx * vx + vy * vy + vz * vz
+    inv = 1 / np.sqrt(dist2)
+    falloff = np.float32(np.dot(light.lamp_mm, light.lamp_mm)) / dist2
+    diffuse = np.maximum(vz * inv, 0) * falloff
+    hx, hy, hz = vx * inv + view[0], vy * inv + view[1], vz * inv + view[2]
+    cos_h = np.maximum(hz / np.sqrt(hx * hx + hy * hy + hz * hz), 0)
+    return diffuse, cv2.pow(cos_h, shininess) * falloff
+
+
+def _sample_plane(pyr: list[np.ndarray], ppm: float, half_mm: float, x: np.ndarray, y: np.ndarray,
+                  footprint_mm: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Texture colours (H x W x 3) of board-plane points, mip-mapped for the pixel footprint (full frame)."""
+    level = np.log2(np.maximum(footprint_mm * ppm, 1e-6))
+    lv = level[mask]
+    if lv.size == 0:
+        return np.zeros((*x.shape, 3), np.float32)
+    lo_level = int(np.clip(np.floor(lv.min()), 0, len(pyr) - 1))
+    hi_level = int(np.clip(np.ceil(lv.max()), 0, len(pyr) - 1))
+    level = np.clip(level, 0, len(pyr) - 1)
+    u0 = (x + np.float32(half_mm)) * np.float32(ppm) - np.float32(0.5)
+    v0 = (np.float32(half_mm) - y) * np.float32(ppm) - np.float32(0.5)
+    out = np.zeros((*x.shape, 3), np.float32)
+    for i in range(lo_level, hi_level + 1):
+        w = np.maximum(1 - np.abs(level - i), 0).astype(np.float32)
+        if i == lo_level:
+            w = np.where(level < i, 1, w).astype(np.float32)
+        if i == hi_level:
+            w = np.where(level > i, 1, w).astype(np.float32)
+        # pyrDown keeps level-0 pixel 2^i * j at level-i pixel j.
+        col = cv2.remap(pyr[i], u0 / 2 ** i, v0 / 2 ** i, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        out += col * w[..., None]
+    return out
+
+
 def _surfaces(scene: Scene, rays: Rays, occluders: list[_Occluder]) -> _Frame:
     """Board top, board edge, table and room: every pixel's colour and depth before pieces."""
     spec, light = scene.spec, scene.lighting
     half = board_half_mm(spec)
-    o, d = rays.origin, rays.d
+    o, d = rays.origin.astype(np.float32), rays.d
     H, W = d.shape[1:]
-    f = float(scene.pose.camera.K[0, 0])
+    f = np.float32(scene.pose.camera.K[0, 0])
     dz = d[2]
     down = dz < -1e-6
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_top = np.where(down, -o[2] / dz, np.inf).astype(np.float32)
-        t_tab = np.where(down, (-BOARD_THICKNESS_MM - o[2]) / dz, np.inf).astype(np.float32)
+    safe = np.where(down, dz, np.float32(-1e-6))
+    t_top = -o[2] / safe
+    t_tab = (np.float32(-BOARD_THICKNESS_MM) - o[2]) / safe
     xt, yt = o[0] + t_top * d[0], o[1] + t_top * d[1]
     xb, yb = o[0] + t_tab * d[0], o[1] + t_tab * d[1]
     on_top = down & (np.abs(xt) <= half) & (np.abs(yt) <= half)
     under = down & (np.abs(xb) <= half) & (np.abs(yb) <= half) & ~on_top
     on_table = down & ~on_top & ~under & (np.abs(xb) <= TABLE_HALF_MM) & (np.abs(yb) <= TABLE_HALF_MM)
 
-    colour = np.empty((H, W, 3), np.float32)
-    colour[:] = _to_linear(np.array(light.room, np.float32))
-    # The room: darker towards the top of the image.
-    colour *= np.linspace(0.6, 1.0, H, dtype=np.float32)[:, None, None]
-    depth = np.full((H, W), np.inf, np.float32)
-    dnorm = np.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2)
+    dnorm = np.sqrt(d[0] * d[0] + d[1] * d[1] + dz * dz)
+    view = -d / dnorm
+    # Size of a pixel on the plane (geometric mean of its two axes): picks the texture's mip level.
+    footprint_per_t = dnorm / f / np.sqrt(np.maximum(-dz / dnorm, 1e-3))
 
     look = BOARD_LOOKS[scene.board_look]
-    board_lit = _shadow_board(scene, xt, yt, occluders)
-    for mask, t, x, y, z, pyr, ppm, tex_half, gloss, shin in (
-        (on_top, t_top, xt, yt, 0.0, _board_pyramid(scene.kind, scene.board_look, spec), BOARD_PPM, half,
-         look.gloss, 25.0),
-        (on_table, t_tab, xb, yb, -BOARD_THICKNESS_MM, _table_pyramid(scene.table_look), TABLE_PPM, TABLE_HALF_MM,
-         0.08, 12.0),
-    ):
-        idx = np.nonzero(mask.ravel())
-        if idx[0].size == 0:
-            continue
-        tt = t.ravel()[idx]
-        xs, ys = x.ravel()[idx], y.ravel()[idx]
-        nd = dnorm.ravel()[idx]
-        cosi = np.abs(dz.ravel()[idx]) / nd
-        footprint = tt * nd / f / np.sqrt(cosi)
-        albedo = sample_texture(pyr, ppm, tex_half, xs, ys, footprint)
-        p = np.stack([xs, ys, np.full_like(xs, z)])
-        n = np.zeros_like(p)
-        n[2] = 1
-        view = -np.stack([d[i].ravel()[idx] for i in range(3)]) / nd
-        diffuse, specular = _lamp(light, p, n, view, shin)
-        lit = board_lit.ravel()[idx] if z == 0.0 else np.ones_like(diffuse)
-        shade = (light.ambient * (0.3 + 0.7 * lit))[..., None] * np.asarray(light.ambient_colour, np.float32) + \
-            (diffuse * lit * (1 - light.ambient))[:, None] * np.asarray(light.lamp_colour, np.float32)
-        rgb = albedo * shade + (gloss * specular * lit)[:, None] * np.asarray(light.lamp_colour, np.float32)
-        colour.reshape(-1, 3)[idx] = rgb
-        depth.ravel()[idx] = tt
+    lamp = np.asarray(light.lamp_colour, np.float32)
+    ambient = np.asarray(light.ambient_colour, np.float32) * np.float32(light.ambient)
+
+    room = _to_linear(np.array(light.room, np.float32))
+    colour = np.empty((H, W, 3), np.float32)
+    colour[:] = room
+    colour *= np.linspace(0.6, 1.0, H, dtype=np.float32)[:, None, None]
+    depth = np.full((H, W), np.inf, np.float32)
+
+    rows, cols = np.nonzero(on_top.any(1))[0], np.nonzero(on_top.any(0))[0]
+    if rows.size:
+        # Only the board's bounding box of pixels is worked on.
+        win = np.s_[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+        bx, by, bt, bmask = xt[win], yt[win], t_top[win], on_top[win]
+        board_lit = _shadow_board(scene, rays, xt, yt, occluders)[win]
+        albedo = _sample_plane(_board_pyramid(scene.kind, scene.board_look, spec), BOARD_PPM, half, bx, by,
+                               bt * footprint_per_t[win], bmask)
+        diffuse, specular = _plane_light(light, bx, by, 0.0, view[(slice(None), *win)], 25.0)
+        shade = ambient * (0.3 + 0.7 * board_lit)[..., None] + \
+            (diffuse * board_lit * (1 - light.ambient))[..., None] * lamp
+        board = albedo * shade + (look.gloss * specular * board_lit)[..., None] * lamp
+        np.copyto(colour[win], board, where=bmask[..., None])
+        np.copyto(depth[win], bt, where=bmask)
+
+    if on_table.any():
+        albedo = _sample_plane(_table_pyramid(scene.table_look), TABLE_PPM, TABLE_HALF_MM, xb, yb,
+                               t_tab * footprint_per_t, on_table)
+        diffuse, specular = _plane_light(light, xb, yb, -BOARD_THICKNESS_MM, view, 12.0)
+        table = albedo * (ambient + (diffuse * (1 - light.ambient))[..., None] * lamp) + (0.06 * specular)[..., None] * lamp
+        np.copyto(colour, table, where=on_table[..., None])
+        np.copyto(depth, t_tab, where=on_table)
 
     # The cut edge of the slab: find the face each ray crosses.
     idx = np.nonzero(under.ravel())
@@ -351,8 +398,7 @@ def _surfaces(scene: Scene, rays: Rays, occluders: list[_Occluder]) -> _Frame:
             normal[axis, ok] = sign
         best_t = np.where(np.isfinite(best_t), best_t, t_tab.ravel()[idx])
         p = o.reshape(3, 1) + best_t * dd
-        view = -dd / np.linalg.norm(dd, axis=0)
-        diffuse, specular = _lamp(light, p.astype(np.float32), normal, view, 10.0)
+        diffuse, _ = _lamp(light, p.astype(np.float32), normal, -dd / dnorm.ravel()[idx], 10.0)
         edge = _to_linear(np.array(look.edge, np.float32))
         shade = light.ambient * 0.7 + diffuse * (1 - light.ambient)
         colour.reshape(-1, 3)[idx] = edge * shade[:, None]
@@ -370,7 +416,7 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
     for disc in discs:
         corners = np.array([[disc.x + sx * r, disc.y + sy * r, disc.z + sz * h]
                             for sx in (-1, 1) for sy in (-1, 1) for sz in (0, 1)])
-        box = pixel_box(scene.pose, corners)
+        box = rays.local(pixel_box(scene.pose, corners))
         if box is None:
             continue
         x0, y0, x1, y1 = box
@@ -400,7 +446,7 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
         nz = np.where(cap, np.cos(cap_tilt), np.sin(tilt))
         nr = np.where(cap, np.sin(cap_tilt), np.cos(tilt))
         n = np.stack([ux * nr, uy * nr, nz]).astype(np.float32)
-        view = -dd / np.linalg.norm(dd, axis=0)
+        view = -dd / np.sqrt((dd * dd).sum(0))
         diffuse, specular = _lamp(light, p, n, view, look.shininess)
         lit = _shadow_points(light, p, [oc for oc in occluders if not _same_stack(oc, disc)])
         # The gap between two stacked discs (and the foot of a stack) gets little ambient light.
@@ -434,7 +480,7 @@ def _draw_hand(scene: Scene, rays: Rays, frame: _Frame, occluders: list[_Occlude
         corners = np.array([[(a if i else b)[0] + sx * c.radius, (a if i else b)[1] + sy * c.radius,
                              (a if i else b)[2] + sz * c.radius]
                             for i in (0, 1) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
-        box = pixel_box(scene.pose, corners, margin=4)
+        box = rays.local(pixel_box(scene.pose, corners, margin=4))
         if box is None:
             continue
         x0, y0, x1, y1 = box
@@ -449,7 +495,7 @@ def _draw_hand(scene: Scene, rays: Rays, frame: _Frame, occluders: list[_Occlude
         dd = d[:, idx[0], idx[1]]
         p = o.reshape(3, 1).astype(np.float32) + tt * dd
         nn = n[:, idx[0], idx[1]]
-        view = -dd / np.linalg.norm(dd, axis=0)
+        view = -dd / np.sqrt((dd * dd).sum(0))
         diffuse, specular = _lamp(light, p, nn, view, 8.0)
         # Skin scatters light: soften the terminator and warm the shadow side.
         wrap = np.clip((diffuse + 0.35) / 1.35, 0, None)
@@ -462,33 +508,36 @@ def _draw_hand(scene: Scene, rays: Rays, frame: _Frame, occluders: list[_Occlude
     return mask
 
 
-def _apply_blobs(scene: Scene, rays: Rays, frame: _Frame) -> None:
-    """Soft shadows of things outside the picture (a person passing by the lamp)."""
-    if not scene.blobs:
-        return
-    o, d = rays.origin, rays.d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(d[2] < 0, -o[2] / d[2], np.nan)
-    x, y = o[0] + t * d[0], o[1] + t * d[1]
-    dark = np.ones(frame.depth.shape, np.float32)
-    for bx, by, br, amount in scene.blobs:
-        r2 = ((x - bx) ** 2 + (y - by) ** 2) / (br * br)
-        dark *= 1 - amount * np.exp(-np.nan_to_num(r2, nan=1e9) * 1.5)
-    frame.colour *= dark[..., None]
+def render_linear(scene: Scene, region: tuple[int, int, int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The scene in linear light (float32 BGR) and the mask of hand pixels.
 
-
-def render_linear(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
-    """The scene in linear light (float32 BGR, H x W x 3) and the mask of hand pixels."""
-    rays = Rays.of(scene.pose)
+    ``region`` (x0, y0, x1, y1) renders only that box of the image (arrays of its size):
+    videos re-render just the part a moving hand changes."""
+    rays = Rays.of(scene.pose, region)
     discs = stack_discs(scene) + list(scene.extra_discs)
     occluders = _occluders(scene, discs)
     frame = _surfaces(scene, rays, occluders)
     _draw_discs(scene, rays, frame, discs, occluders)
     hand = _draw_hand(scene, rays, frame, occluders) if scene.hand else np.zeros(frame.depth.shape, bool)
-    _apply_blobs(scene, rays, frame)
     return frame.colour, hand
 
 
-def with_points(scene: Scene, points: dict[str, str]) -> Scene:
-    """The same scene with other stacks (every point not given is empty)."""
-    return replace(scene, points={n: points.get(n, "") for n in scene.geometry.names})
+def moving_region(scene: Scene) -> tuple[int, int, int, int] | None:
+    """The pixel box a scene's hand and held discs can change (themselves and their shadows); None if nothing."""
+    r, h = scene.spec.piece_diameter_mm / 2, scene.spec.piece_height_mm
+    light = scene.lighting
+    pts = []
+    for c in scene.hand:
+        for e in (c.a, c.b):
+            pts += [np.array(e) + np.array([sx, sy, sz]) * c.radius for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+        o = _Occluder(np.array(c.a, float), np.array(c.b, float), c.radius, c.radius)
+        x0, y0, x1, y1 = _shadow_reach(light, o, 0.0)
+        pts += [np.array([x, y, 0.0]) for x in (x0, x1) for y in (y0, y1)]
+    for d in scene.extra_discs:
+        pts += [np.array([d.x + sx * r, d.y + sy * r, d.z + sz * h]) for sx in (-1, 1) for sy in (-1, 1) for sz in (0, 1)]
+        o = _Occluder(np.array([d.x, d.y, d.z]), np.array([d.x, d.y, d.z + h]), r, r)
+        x0, y0, x1, y1 = _shadow_reach(light, o, 0.0)
+        pts += [np.array([x, y, 0.0]) for x in (x0, x1) for y in (y0, y1)]
+    if not pts:
+        return None
+    return pixel_box(scene.pose, np.array(pts), margin=6)

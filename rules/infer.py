@@ -1,0 +1,879 @@
+"""Move inference: which legal turn turned the last position into what the camera sees.
+
+The camera never sees a move, only boards.  :func:`infer` takes the game so far (a
+:class:`GameState`: the confirmed :class:`~rules.base.Board` plus a turn seen but not
+yet confirmed) and an :class:`Observation` (point -> stack string, ``?`` for layers
+whose colour could not be read, and a confidence per point) and answers with an
+:class:`Inference` of one of these kinds:
+
+``turn``       exactly one legal turn (or several leading to the same position) fits;
+``partial``    no complete turn fits, but the unfinished start of one does (a draughts
+               capture whose pieces are not all lifted yet, an attraction half done);
+``ambiguous``  several turns leading to different positions fit what can be seen;
+``illegal``    nothing fits: the nearest legal turns and the points that differ;
+``unchanged``  the board is as it was;
+``restored``   the board went back to an earlier position of the game (a take-back).
+
+Vision's uncertainty: a ``?`` layer matches any colour, a point left out matches any
+stack, and a point read with confidence below ``LOW_CONFIDENCE`` may be overruled by
+a turn that fits every other point and is unique; a confident reading is never
+overruled, and a change seen only on uncertain points is no turn (``unchanged``).
+
+Matching compares visible boards, not lists of moves: every legal turn is reduced
+once per position to the points it changes (cached), so each observation costs a
+few set operations per group of turns changing the same points.
+
+Games may refine the generic behaviour with optional methods on their board class
+(every one has a default here, used when the game does not define it):
+
+``turn_results()``        ``[(turn, {point index: stack after})]`` for every legal turn,
+                          faster than pushing and popping each one;
+``partial_chains(turn)``  the steps players carry a turn out in (see :func:`partial_chains`);
+``explain_illegal(seen)`` why the board ``seen`` (point name -> stack, ``?`` allowed)
+                          cannot follow a legal turn, in a player's words, or ``None``;
+and on the turn type:
+
+``extends(shorter)``      whether this turn goes on from the turn ``shorter`` (Accasta's
+                          turns of up to three moves; without it no turn goes on).
+
+>>> Observation.from_json({"points": {"a1": "w?"}, "confidence": {"a1": 0.4}}).confidence["a1"]
+0.4
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Sequence
+
+from rules.base import COLOUR_NAMES, Board, Outcome, other
+
+Kind = Literal["turn", "partial", "ambiguous", "illegal", "unchanged", "restored"]
+
+LOW_CONFIDENCE = 0.5
+"""A point read with confidence below this may be overruled by an otherwise unique turn."""
+
+MAX_CANDIDATES = 12
+"""Ambiguous and partial answers list at most this many readings, best first."""
+
+Changes = dict[int, str]
+"""Point index -> stack after the turn, for the points a turn changes."""
+
+
+# --- the observation ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Observation:
+    """What vision read: point name -> stack (bottom to top, ``w``/``b``/``?``).
+
+    A point missing from ``points`` was not seen at all (a hand over it) and matches
+    anything; ``confidence`` (0..1) defaults to 1 for every point given.
+
+    >>> obs = Observation({"d4": "w?", "d5": ""}, {"d5": 0.3})
+    >>> obs.conf("d4"), obs.conf("d5"), Observation.from_json(obs.to_json()) == obs
+    (1.0, 0.3, True)
+    """
+
+    points: dict[str, str]
+    confidence: dict[str, float] = field(default_factory=dict)
+
+    def conf(self, point: str) -> float:
+        return self.confidence.get(point, 1.0)
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Observation":
+        """Read ``{"points": {...}, "confidence": {...}}``; ``ValueError`` naming what is wrong."""
+        if not isinstance(data, dict) or not isinstance(data.get("points"), dict):
+            raise ValueError('an observation is a JSON object with a "points" object (point -> stack)')
+        points: dict[str, str] = {}
+        for name, stack in data["points"].items():
+            if stack is None:
+                stack = ""
+            if not isinstance(stack, str) or set(stack) - set("wb?"):
+                raise ValueError(f"stack at {name} must be a string of w, b and ?, got {stack!r}")
+            points[str(name)] = stack
+        conf_in = data.get("confidence") or {}
+        if not isinstance(conf_in, dict):
+            raise ValueError('"confidence" must be an object (point -> number 0..1)')
+        confidence: dict[str, float] = {}
+        for name, value in conf_in.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise ValueError(f"confidence at {name} must be a number from 0 to 1, got {value!r}")
+            confidence[str(name)] = float(value)
+        return cls(points, confidence)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"points": dict(self.points), "confidence": dict(self.confidence)}
+
+    def check(self, board: Board[Any]) -> None:
+        """``ValueError`` if a point is not on ``board``'s geometry."""
+        unknown = [n for n in list(self.points) + list(self.confidence) if n not in board.geometry]
+        if unknown:
+            raise ValueError(f"no point {unknown[0]!r} on the {board.title} board")
+
+
+# --- the answer -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Difference:
+    """One point where the observation disagrees with a position the rules expected."""
+
+    point: str
+    expected: str
+    seen: str
+    confidence: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"point": self.point, "expected": self.expected, "seen": self.seen, "confidence": self.confidence}
+
+    def __str__(self) -> str:
+        return f"{self.point}: expected {self.expected or 'empty'}, seen {self.seen or 'empty'}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One reading of the observation: the turns it implies, in playing order.
+
+    ``turns`` is usually one turn; it is two when a turn was confirmed by the opponent's
+    reply (an Accasta turn left unfinished, a pass in Abande or Alva)."""
+
+    turns: tuple[Any, ...]
+    notations: tuple[str, ...]
+    score: float
+    overridden: tuple[str, ...] = ()
+    """Low-confidence points whose reading this candidate overrules."""
+    differences: tuple[Difference, ...] = ()
+    may_continue: bool = False
+    remaining: tuple[str, ...] = ()
+    """For a partial turn: the steps still to be carried out, in words."""
+
+    @property
+    def notation(self) -> str:
+        return " ".join(self.notations)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "turn": self.notation, "turns": list(self.notations), "score": round(self.score, 4),
+            "overridden": list(self.overridden), "may_continue": self.may_continue,
+            "remaining": list(self.remaining), "differences": [d.to_json() for d in self.differences],
+        }
+
+
+@dataclass(frozen=True)
+class Inference:
+    """The answer of :func:`infer`; ``candidates[0]`` is the best reading where there is one."""
+
+    kind: Kind
+    message: str
+    candidates: tuple[Candidate, ...] = ()
+    differences: tuple[Difference, ...] = ()
+    restored_ply: int | None = None
+    """For ``restored``: the ply count of the position the board went back to."""
+    confirmed: bool = False
+    """For ``turn``: the turn(s) are final (cannot go on, the opponent replied, or "turn done")."""
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+    @property
+    def turns(self) -> tuple[Any, ...]:
+        """The turns to play for a ``turn`` (empty otherwise)."""
+        return self.best.turns if self.kind == "turn" and self.best else ()
+
+    @property
+    def turn(self) -> Any:
+        """The inferred turn (the last of :attr:`turns`) or ``None``."""
+        return self.turns[-1] if self.turns else None
+
+    @property
+    def notation(self) -> str | None:
+        return self.best.notation if self.kind in ("turn", "partial") and self.best and (
+            self.kind == "turn" or len(self.candidates) == 1) else None
+
+    @property
+    def may_continue(self) -> bool:
+        return self.kind in ("turn", "unchanged") and self.best is not None and self.best.may_continue
+
+    def to_json(self) -> dict[str, Any]:
+        best = self.best
+        return {
+            "kind": self.kind,
+            "turn": self.notation,
+            "may_continue": self.may_continue,
+            "confirmed": self.confirmed,
+            "score": round(best.score, 4) if best and self.kind in ("turn", "partial") else None,
+            "overridden": list(best.overridden) if best and self.kind == "turn" else [],
+            "remaining": list(best.remaining) if best and self.kind == "partial" else [],
+            "restored_ply": self.restored_ply,
+            "candidates": [c.to_json() for c in self.candidates],
+            "differences": [d.to_json() for d in self.differences],
+            "message": self.message,
+        }
+
+
+# --- game hooks with their generic defaults -------------------------------------------------
+
+def turn_results(board: Board[Any]) -> list[tuple[Any, Changes]]:
+    """Every legal turn with the points it changes (``board.turn_results()`` if the game has it).
+
+    The generic way plays each turn (:func:`played_changes`); pieces in hand, captured
+    pieces and the stock change with the board state but are not visible."""
+    hook = getattr(board, "turn_results", None)
+    if hook is not None:
+        return list(hook())
+    return [(turn, played_changes(board, turn)) for turn in board.legal_turns()]
+
+
+def played_changes(board: Board[Any], turn: Any) -> Changes:
+    """The stacks ``turn`` changes (index -> stack after), found by playing it and taking it back."""
+    before = list(board.stacks)
+    board.push(turn)
+    try:
+        return {i: s for i, (s, b) in enumerate(zip(board.stacks, before)) if s != b}
+    finally:
+        board.pop()
+
+
+Step = tuple[Changes, str]
+"""One step of carrying out a turn: the points it sets (index -> stack) and its description."""
+
+
+def partial_chains(board: Board[Any], turn: Any, changes: Changes) -> list[list[Step]]:
+    """How players carry out ``turn`` on the real board, as independent chains of steps.
+
+    Each chain is done in order; different chains touch different points and may be
+    done in any order.  A board where every chain is done up to some step (and not all
+    of them completely) is the ``partial`` start of the turn.  The generic default makes
+    every changed point its own one-step chain (so any mix of "already changed" and "not
+    yet" points is a partial turn: a piece lifted but not put down, captured pieces not
+    all removed).  Games whose turns pass through states that are neither the old nor
+    the new stack on some point (a draughts piece on an intermediate landing square, a
+    train of attracted pieces) define ``partial_chains(turn, changes)`` on their board.
+    """
+    hook = getattr(board, "partial_chains", None)
+    if hook is not None:
+        return list(hook(turn, changes))
+    names = board.geometry.names
+    return [[({i: s}, f"{names[i]}: {_show(board.stacks[i])} -> {_show(s)}")] for i, s in sorted(changes.items())]
+
+
+def turn_extends(longer: Any, shorter: Any) -> bool:
+    """Whether turn ``longer`` is turn ``shorter`` carried further by the same player.
+
+    The turn type says so with an ``extends(prefix)`` method (Accasta's turns: same
+    origin, moves a proper prefix); turns without one never extend each other."""
+    extends = getattr(longer, "extends", None)
+    return bool(extends(shorter)) if extends is not None else False
+
+
+@dataclass(frozen=True)
+class Movement:
+    """Pieces seen to have moved from one point (or come from the hand): what left it and
+    where each part landed.
+
+    Found by :func:`movement` from the stacks alone, for games whose ``explain_illegal``
+    needs the turn the players tried (a stack moved too far, onto too many pieces, a
+    piece placed where it may not go)."""
+
+    source: int | None
+    """The point the pieces left; ``None`` for one piece placed from the hand."""
+    left: str
+    """The pieces that left ``source`` (bottom to top)."""
+    landed: dict[int, str]
+    """Destination index -> the pieces that arrived on top of it."""
+
+
+def movement(board: Board[Any], seen: dict[str, str]) -> Movement | None:
+    """The single source and the destinations of pieces moved between ``board`` and ``seen``.
+
+    ``None`` unless every changed point is fully read (no ``?``) and either exactly one
+    point lost pieces from its top and the pieces it lost are the ones that arrived on
+    top of the others, or nothing was lost and a single piece arrived (a placement).
+
+    >>> from rules import new_game
+    >>> m = movement(new_game("accasta"), {"c3": "", "d3": "w"})
+    >>> m.source, m.left, m.landed
+    (11, 'w', {17: 'w'})
+    >>> movement(new_game("abande"), {"d4": "b"})
+    Movement(source=None, left='', landed={18: 'b'})
+    """
+    sources, landed = [], {}
+    for name, stack in seen.items():
+        i = board.geometry.index(name)
+        before = board.stacks[i]
+        if stack == before:
+            continue
+        if "?" in stack:
+            return None
+        if before.startswith(stack):
+            sources.append((i, before[len(stack):]))
+        elif stack.startswith(before):
+            landed[i] = stack[len(before):]
+        else:
+            return None
+    if not sources and len(landed) == 1 and len(next(iter(landed.values()))) == 1:
+        return Movement(None, "", landed)
+    if len(sources) != 1 or not landed or sum(map(len, landed.values())) != len(sources[0][1]):
+        return None
+    return Movement(sources[0][0], sources[0][1], landed)
+
+
+def _show(stack: str) -> str:
+    return stack or "empty"
+
+
+# --- the game state -------------------------------------------------------------------------
+
+@dataclass
+class _Position:
+    """What inference needs of one position, computed once and cached."""
+
+    outcome: Outcome | None
+    results: list[tuple[Any, Changes]]
+    groups: dict[frozenset[int], list[int]]
+    longer: dict[Any, list[Any]] | None = None
+    """Turns of several moves by their first move (filled on demand, for "may continue")."""
+
+
+class GameState:
+    """A game as the live loop sees it: the confirmed board plus a turn seen but not final.
+
+    ``pending`` is a turn that matched the last observation but may still go on (an
+    Accasta turn of one or two moves); it is confirmed when it cannot go on, when the
+    opponent starts to move, or on an explicit "turn done" (:meth:`turn_done`).
+
+    :meth:`update` infers a turn from an observation and applies what is certain.
+
+    >>> from rules import new_game
+    >>> state, camera = GameState(new_game("accasta")), new_game("accasta")
+    >>> _ = camera.push_notation("b4:2-c5")
+    >>> state.update(Observation(camera.visible())).message
+    'white played b4:2-c5 (same position as b4:-c5,+c5)'
+    >>> _ = camera.push_notation("f4:-e5")  # Black's turn could go on: it stays pending
+    >>> r = state.update(Observation(camera.visible()))
+    >>> r.message, state.board.ply, state.pending is not None
+    ('black played f4:-e5; the turn may go on', 1, True)
+    """
+
+    def __init__(self, board: Board[Any], low_confidence: float = LOW_CONFIDENCE) -> None:
+        self.board = board
+        self.pending: Any = None
+        self.low_confidence = low_confidence
+        self._cache: dict[Any, _Position] = {}
+        self._history: list[tuple[int, list[str]]] | None = None
+
+    def position(self) -> _Position:
+        """The outcome and turn results of the board as it is now (cached by position)."""
+        board = self.board
+        key = board.key()
+        pos = self._cache.get(key)
+        if pos is None:
+            outcome = board.outcome()
+            results = turn_results(board) if outcome is None else []
+            groups: dict[frozenset[int], list[int]] = {}
+            for n, (_, changes) in enumerate(results):
+                groups.setdefault(frozenset(changes), []).append(n)
+            pos = _Position(outcome, results, groups)
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = pos
+        return pos
+
+    def history(self) -> list[tuple[int, list[str]]]:
+        """(ply, stacks) of every earlier position of the game, most recent first."""
+        if self._history is None:
+            b = self.board.copy()
+            self._history = []
+            while b.move_stack:
+                b.pop()
+                self._history.append((b.ply, list(b.stacks)))
+        return self._history
+
+    def visible_now(self) -> list[str]:
+        """The stacks the board should show now (after the pending turn, if any)."""
+        if self.pending is None:
+            return list(self.board.stacks)
+        self.board.push(self.pending)
+        try:
+            return list(self.board.stacks)
+        finally:
+            self.board.pop()
+
+    def push(self, turns: Iterable[Any]) -> None:
+        for t in turns:
+            self.board.push(t)
+        self.pending = None
+        self._history = None
+
+    def turn_done(self) -> None:
+        """The players said the pending turn is finished: play it."""
+        if self.pending is not None:
+            self.push([self.pending])
+
+    def update(self, observation: Observation, done: bool = False) -> Inference:
+        """Infer from ``observation`` and apply it: a final turn is played, an unfinished one
+        becomes :attr:`pending`, a take-back pops the board back.  Returns the inference."""
+        result = infer(self, observation, done=done)
+        if result.kind == "turn":
+            turns = result.turns
+            if result.confirmed:
+                self.push(turns)
+            else:
+                self.push(turns[:-1])
+                self.pending = turns[-1]
+        elif result.kind == "partial" and result.best is not None and len(result.best.turns) > 1:
+            self.push(result.best.turns[:-1])  # the opponent started: the pending turn is final
+        elif result.kind == "unchanged" and done:
+            self.turn_done()
+        elif result.kind == "restored" and result.restored_ply is not None:
+            while self.board.ply > result.restored_ply and self.board.move_stack:
+                self.board.pop()
+            self.pending = None
+            self._history = None
+        return result
+
+
+# --- matching ------------------------------------------------------------------------------
+
+@dataclass
+class _Seen:
+    """The observation turned into per-index lists for fast comparison."""
+
+    stacks: list[str | None]
+    """Seen stack per point index, ``None`` where the point was not seen."""
+    conf: list[float]
+    low: list[bool]
+
+    @classmethod
+    def of(cls, board: Board[Any], obs: Observation, threshold: float) -> "_Seen":
+        names = board.geometry.names
+        stacks = [obs.points.get(n) for n in names]
+        conf = [obs.conf(n) for n in names]
+        return cls(stacks, conf, [c < threshold for c in conf])
+
+
+def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str], points: Iterable[int]) -> list[int]:
+    return [i for i in points if seen.stacks[i] is not None and not fits(expected[i], seen.stacks[i])]
+
+
+def _diffs(board: Board[Any], seen: _Seen, expected: Sequence[str], points: Iterable[int]) -> tuple[Difference, ...]:
+    names = board.geometry.names
+    return tuple(Difference(names[i], expected[i], seen.stacks[i] or "", seen.conf[i]) for i in points)
+
+
+def _score(seen: _Seen, overridden: Iterable[int]) -> float:
+    s = 1.0
+    for i in overridden:
+        s *= 1.0 - seen.conf[i]
+    return s
+
+
+@dataclass
+class _Match:
+    index: int
+    overridden: list[int]
+    evidence: int
+
+
+def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[str]) -> tuple[list[_Match], list[_Match]]:
+    """(exact, overriding) matches of the legal turns of ``pos`` against the observation.
+
+    ``base`` is the board before the turns.  A turn fits if every seen point fits its
+    stack after the turn; it "overrides" if only low-confidence points disagree."""
+    fits = board.stack_fits
+    differ = _mismatches(fits, seen, base, range(len(base)))
+    confident = frozenset(i for i in differ if not seen.low[i])
+    exact: list[_Match] = []
+    override: list[_Match] = []
+    for points, members in pos.groups.items():
+        if not confident <= points:
+            continue
+        outside = [i for i in differ if i not in points]  # all low-confidence here
+        for n in members:
+            changes = pos.results[n][1]
+            bad = _disagreements(board, seen, outside, changes)
+            if any(not seen.low[i] for i in bad):
+                continue
+            evidence = sum(1 for i in changes if seen.stacks[i] is not None and "?" not in seen.stacks[i])
+            (override if bad else exact).append(_Match(n, bad, evidence))
+    return exact, override
+
+
+def _disagreements(board: Board[Any], seen: _Seen, outside: list[int], changes: Changes) -> list[int]:
+    """The points where a turn's result and the observation disagree: ``outside`` (points the
+    turn does not change but the observation shows changed) plus changed points misread."""
+    fits = board.stack_fits
+    return outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
+
+
+def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) -> dict[int, Any]:
+    out = {}
+    for n in indices:
+        board.push(pos.results[n][0])
+        out[n] = board.key()
+        board.pop()
+    return out
+
+
+def _may_continue(board: Board[Any], pos: _Position, turn: Any) -> bool:
+    """Whether a legal turn of the same position goes on from ``turn``."""
+    if not hasattr(turn, "extends"):
+        return False
+    if pos.longer is None:
+        # Only turns with more moves can extend one: index them by their first move.
+        pos.longer = {}
+        for t, _ in pos.results:
+            if _length(t) > 1:
+                pos.longer.setdefault(_first(t), []).append(t)
+    return any(turn_extends(t, turn) for t in pos.longer.get(_first(turn), ()))
+
+
+def _first(turn: Any) -> Any:
+    """A bucket for turns that may extend each other: origin and first move where the turn
+    type has them (``None`` otherwise, one bucket for all)."""
+    moves = getattr(turn, "moves", None)
+    return (getattr(turn, "origin", None), moves[0]) if isinstance(moves, tuple) and moves else None
+
+
+def infer(state: GameState | Board[Any], observation: Observation, done: bool = False) -> Inference:
+    """Which legal turn produced ``observation`` from the game ``state`` (see the module doc).
+
+    ``done`` is the players' explicit "turn done" signal: a matched turn is then final
+    even if the rules would let it go on."""
+    if not isinstance(state, GameState):
+        state = GameState(state)
+    board = state.board
+    observation.check(board)
+    seen = _Seen.of(board, observation, state.low_confidence)
+    fits = board.stack_fits
+
+    now = state.visible_now()
+    moved = _mismatches(fits, seen, now, range(len(now)))
+    if all(seen.low[i] for i in moved):
+        # Nothing changed, or only readings too uncertain to show a turn on their own
+        # (a shadow read as a piece): wait for a confident reading.
+        return _unchanged(state, seen, moved)
+
+    pos = state.position()
+    outcome = pos.outcome
+    exact, override = _match_turns(board, pos, seen, board.stacks)
+    if exact:
+        return _turn_inference(state, pos, (), exact, seen, done)
+
+    restored = _restored(state, seen)
+    if restored is not None:
+        return restored
+    if override:
+        return _turn_inference(state, pos, (), override, seen, done)
+
+    if outcome is None:
+        reply = _reply(state, seen, done)
+        if reply is not None:
+            return reply
+        partial = _partial(state, pos, seen) or _reply(state, seen, done, partial=True)
+        if partial is not None:
+            return partial
+    if outcome is not None:
+        return Inference("illegal", f"the game is over ({outcome.reason}); the board should not change",
+                         differences=_diffs(board, seen, now, moved))
+    return _illegal(state, pos, seen)
+
+
+def _unchanged(state: GameState, seen: _Seen, overridden: list[int]) -> Inference:
+    """``unchanged``, overriding the low-confidence points that disagree (``overridden``)."""
+    board = state.board
+    names = board.geometry.names
+    cands: tuple[Candidate, ...] = ()
+    if state.pending is not None:
+        cands = (Candidate((state.pending,), (board.turn_notation(state.pending),), _score(seen, overridden),
+                           tuple(names[i] for i in overridden),
+                           may_continue=_may_continue(board, state.position(), state.pending)),)
+    msg = "the board is unchanged"
+    if overridden:
+        msg += f" (overriding the uncertain reading of {', '.join(names[i] for i in overridden)})"
+    return Inference("unchanged", msg, cands)
+
+
+def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], matches: list[_Match],
+                    seen: _Seen, done: bool) -> Inference:
+    """A ``turn`` (one position fits) or ``ambiguous`` (several) from the matched turns of
+    the position after ``prefix`` (``state.board`` is already in that position)."""
+    board = state.board
+    names = board.geometry.names
+    prefix_notes = _prefix_notations(state, prefix)
+    keys = _position_keys(board, pos, [m.index for m in matches]) if len(matches) > 1 else {matches[0].index: None}
+    by_key: dict[Any, list[_Match]] = {}
+    for m in matches:
+        by_key.setdefault(keys[m.index], []).append(m)
+
+    def candidate(m: _Match) -> Candidate:
+        turn = pos.results[m.index][0]
+        return Candidate(prefix + (turn,), prefix_notes + (board.turn_notation(turn),), _score(seen, m.overridden),
+                         tuple(names[i] for i in m.overridden),
+                         _diffs(board, seen, _after(board.stacks, pos.results[m.index][1]), m.overridden),
+                         _may_continue(board, pos, turn))
+
+    pending = state.pending if not prefix else None
+
+    def rank(m: _Match) -> tuple[float, bool, int, int]:
+        # Among turns that fit equally, one that goes on from the pending turn is what was seen.
+        turn = pos.results[m.index][0]
+        goes_on = pending is None or turn == pending or turn_extends(turn, pending)
+        return (-_score(seen, m.overridden), not goes_on, -m.evidence, _length(turn))
+
+    groups = sorted(by_key.values(), key=lambda g: rank(min(g, key=rank)))
+    if len(groups) == 1:
+        # Every fitting turn leads to the same position: they are one turn for the game.
+        members = sorted(groups[0], key=rank)
+        cands = tuple(candidate(m) for m in members)
+        best = cands[0]
+        who = COLOUR_NAMES[board.turn]  # the board is already after the prefix
+        msg = f"{who} played {best.notations[-1]}"
+        if prefix:
+            msg = f"{' '.join(best.notations[:-1])} confirmed; " + msg
+        if best.overridden:
+            msg += f" (overriding the uncertain reading of {', '.join(best.overridden)})"
+        if len(cands) > 1:
+            msg += f" (same position as {', '.join(c.notations[-1] for c in cands[1:])})"
+        if best.may_continue and not done:
+            msg += "; the turn may go on"
+        return Inference("turn", msg, cands, best.differences, confirmed=done or not best.may_continue)
+    cands = tuple(candidate(min(g, key=rank)) for g in groups[:MAX_CANDIDATES])
+    more = f" and {len(groups) - len(cands)} more" if len(groups) > len(cands) else ""
+    return Inference("ambiguous", f"{len(groups)} turns fit what can be seen: "
+                     + ", ".join(c.notation for c in cands) + more, cands)
+
+
+def _prefix_notations(state: GameState, prefix: tuple[Any, ...]) -> tuple[str, ...]:
+    """Notations of the turns already pushed on ``state.board`` for ``prefix`` (taken off and put back)."""
+    if not prefix:
+        return ()
+    board = state.board
+    popped = [board.pop() for _ in prefix][::-1]
+    notes = []
+    for t in popped:
+        notes.append(board.turn_notation(t))
+        board.push(t)
+    return tuple(notes)
+
+
+def _length(turn: Any) -> int:
+    """How many moves a turn has (1 for games without multi-move turns): shorter reads first."""
+    moves = getattr(turn, "moves", None)
+    return len(moves) if isinstance(moves, tuple) else 1
+
+
+def _after(before: Sequence[str], changes: Changes) -> list[str]:
+    out = list(before)
+    for i, s in changes.items():
+        out[i] = s
+    return out
+
+
+def _restored(state: GameState, seen: _Seen) -> Inference | None:
+    """``restored`` if the observation fits an earlier position exactly (most recent first)."""
+    board = state.board
+    current = state.visible_now()
+    earlier = state.history()
+    if state.pending is not None:  # the unfinished turn was taken back
+        earlier = [(board.ply, list(board.stacks)), *earlier]
+    for ply, stacks in earlier:
+        if stacks == current:
+            continue
+        if not _mismatches(board.stack_fits, seen, stacks, range(len(stacks))):
+            back = board.ply - ply
+            what = f"take-back of {back} turn{'s' if back != 1 else ''}" if back else "the unfinished turn taken back"
+            return Inference("restored", f"the board went back to the position after ply {ply} ({what})",
+                             restored_ply=ply)
+    return None
+
+
+def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> Inference | None:
+    """The opponent already replied (or, with ``partial``, started to): confirm the pending
+    turn, or a pass, and match the reply in the position after it."""
+    board = state.board
+    if state.pending is not None:
+        firsts = [state.pending]
+    else:
+        firsts = [t for t, changes in state.position().results if not changes]  # passes
+    for first in firsts:
+        board.push(first)
+        try:
+            pos = state.position()
+            if partial:
+                found = _partial(state, pos, seen, (first,))
+                if found is not None:
+                    return found
+                continue
+            exact, override = _match_turns(board, pos, seen, board.stacks)
+            matches = exact or (override if len(override) == 1 else [])
+            if matches:
+                return _turn_inference(state, pos, (first,), matches, seen, done)
+        finally:
+            board.pop()
+    return None
+
+
+def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:
+    """``partial`` if the observation is some turn carried out only in part (after the
+    turns ``prefix``, already pushed on ``state.board``)."""
+    board = state.board
+    fits = board.stack_fits
+    base = board.stacks
+    need = frozenset(_mismatches(fits, seen, base, range(len(base))))
+    # With the generic chains a turn's partial states only touch the points it changes;
+    # a game's own chains may pass through others (a draughts piece's landing squares).
+    own_chains = getattr(board, "partial_chains", None) is not None
+    prefix_notes = _prefix_notations(state, prefix)
+    found: list[Candidate] = []
+    for points, members in pos.groups.items():
+        if not own_chains and not need <= points:
+            continue
+        for n in members:
+            turn, changes = pos.results[n]
+            remaining = _chain_progress(board, turn, changes, seen, need)
+            if remaining is not None:
+                found.append(Candidate(prefix + (turn,), prefix_notes + (board.turn_notation(turn),), 1.0,
+                                       remaining=tuple(remaining)))
+    if not found:
+        return None
+    found.sort(key=lambda c: (len(c.remaining), _length(c.turns[-1]), c.notation))
+    who = COLOUR_NAMES[board.turn]
+    total = len(found)
+    found = found[:MAX_CANDIDATES]
+    if total == 1:
+        msg = f"{who} is playing {found[0].notations[-1]}; still to do: {'; '.join(found[0].remaining)}"
+    else:
+        msg = (f"{who} has started one of {total} turns: " + ", ".join(c.notations[-1] for c in found)
+               + (f" and {total - len(found)} more" if total > len(found) else ""))
+    if prefix:
+        msg = f"{' '.join(prefix_notes)} confirmed; {msg}"
+    return Inference("partial", msg, tuple(found))
+
+
+def _chain_progress(board: Board[Any], turn: Any, changes: Changes, seen: _Seen,
+                    need: frozenset[int]) -> list[str] | None:
+    """The steps still to do if the observation is ``turn`` partly carried out, else ``None``.
+
+    ``need`` are the points where the observation differs from the board before the turn."""
+    fits = board.stack_fits
+    base = board.stacks
+    remaining: list[str] = []
+    started = False
+    chains = partial_chains(board, turn, changes)
+    touched = {i for chain in chains for step, _ in chain for i in step}
+    if any(i not in touched for i in need):
+        return None
+    for chain in chains:
+        state = {i: base[i] for step, _ in chain for i in step}
+        best = None
+        if all(seen.stacks[i] is None or fits(s, seen.stacks[i]) for i, s in state.items()):
+            best = 0
+        for k, (step, _) in enumerate(chain, 1):
+            state.update(step)
+            if all(seen.stacks[i] is None or fits(s, seen.stacks[i]) for i, s in state.items()):
+                best = k
+        if best is None:
+            return None
+        started = started or best > 0
+        remaining.extend(desc for _, desc in chain[best:])
+    if not started or not remaining:
+        return None
+    return remaining
+
+
+# --- illegal: the nearest legal turns and why ----------------------------------------------------
+
+def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
+    """``illegal``: the reason, the nearest legal turns and where the board differs from them."""
+    board = state.board
+    base = board.stacks
+    differ = _mismatches(board.stack_fits, seen, base, range(len(base)))
+    # Nearest legal turns: fewest points where the observation disagrees with their result.
+    scored = []
+    for points, members in pos.groups.items():
+        outside = [i for i in differ if i not in points]
+        for n in members:
+            bad = _disagreements(board, seen, outside, pos.results[n][1])
+            scored.append((len(bad), n, bad))
+    scored.sort(key=lambda x: (x[0], _length(pos.results[x[1]][0]), x[1]))
+    shown: list[tuple[int, int, list[int]]] = []
+    boards: set[frozenset[tuple[int, str]]] = set()
+    for entry in scored:  # one turn per resulting board: the shortest
+        result = frozenset(pos.results[entry[1]][1].items())
+        if result not in boards:
+            boards.add(result)
+            shown.append(entry)
+            if len(shown) == 3:
+                break
+    cands = []
+    for _, n, bad in shown:
+        turn, changes = pos.results[n]
+        cands.append(Candidate((turn,), (board.turn_notation(turn),), _score(seen, bad), (),
+                               _diffs(board, seen, _after(base, changes), sorted(bad))))
+    differences = cands[0].differences if cands else _diffs(board, seen, base, differ)
+    reason = _explain(board, pos, seen)
+    if cands:
+        reason += f"; nearest legal turn{'s' if len(cands) > 1 else ''}: " + ", ".join(
+            f"{c.notation} ({len(c.differences)} point{'s' if len(c.differences) != 1 else ''} differ)"
+            for c in cands)
+    elif not pos.results:
+        reason += f"; {COLOUR_NAMES[board.turn]} has no legal turn"
+    return Inference("illegal", reason, tuple(cands), differences)
+
+
+def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
+    """Why the observed board cannot follow a legal turn, in a player's words.
+
+    In this order: a board no turn can make (a stack above the game's height limit,
+    more pieces of a colour than the game has); the other player moving out of turn;
+    fewer opponent pieces taken off than every legal turn takes (a compulsory capture
+    skipped or cut short); the game's own ``explain_illegal(seen)``."""
+    seen_points = {n: s for n, s in zip(board.geometry.names, seen.stacks) if s is not None}
+    for name, stack in seen_points.items():
+        if len(stack) > board.max_height:
+            return f"a stack may not be higher than {board.max_height} (seen {len(stack)} at {name})"
+    material = board.material()
+    for colour in ("w", "b"):
+        on_board = sum(s.count(colour) for s in seen_points.values())
+        if on_board > material[colour]:  # type: ignore[index]
+            return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
+    flipped = board.copy()
+    flipped.turn = other(board.turn)
+    probe = GameState(flipped).position()
+    exact, _ = _match_turns(flipped, probe, seen, flipped.stacks)
+    if exact:
+        turn = probe.results[exact[0].index][0]
+        return (f"it is {COLOUR_NAMES[board.turn]}'s turn, but {COLOUR_NAMES[other(board.turn)]} "
+                f"played {flipped.turn_notation(turn)}")
+    reason = _skipped_capture(board, pos, seen)
+    if reason:
+        return reason
+    hook = getattr(board, "explain_illegal", None)
+    reason = hook(seen_points) if hook is not None else None
+    return str(reason) if reason else f"no legal turn of {COLOUR_NAMES[board.turn]} leads to this board"
+
+
+def _skipped_capture(board: Board[Any], pos: _Position, seen: _Seen) -> str | None:
+    """"capture is compulsory: 28x19 was possible" when every legal turn takes opponent
+    pieces off the board and the observation shows fewer taken than any of them.
+
+    Counted on the fully read points only, so a hidden layer never causes the claim."""
+    results = pos.results
+    if not results:
+        return None
+    opponent = other(board.turn)
+    taken = [sum(board.stacks[i].count(opponent) - s.count(opponent) for i, s in changes.items())
+             for _, changes in results]
+    least = min(taken)
+    if least <= 0:
+        return None
+    read = [i for i, s in enumerate(seen.stacks) if s is not None and "?" not in s]
+    seen_taken = sum(board.stacks[i].count(opponent) - (seen.stacks[i] or "").count(opponent) for i in read)
+    if seen_taken >= least:
+        return None
+    most = max(taken)
+    example = board.turn_notation(results[taken.index(most)][0])
+    if seen_taken > 0 and least == most:
+        return f"the capture must take the most pieces ({least}): {example} was possible"
+    return f"capture is compulsory: {example} was possible"

@@ -1,0 +1,297 @@
+"""PDN (Portable Draughts Notation) games in and out, and FEN positions, for Dame 100.
+
+PDN is the PGN of draughts: tag pairs, then the movetext (move numbers, moves in the
+square numbers 1-50, ``{comments}``, ``(variations)``) and a result.  Several games may
+follow each other in one file.
+
+>>> text = '''[Event "Club"]
+... [Result "2-0"]
+...
+... 1. 32-28 19-23 {sharp} 2. 28x19 14x23 2-0
+... '''
+>>> game = read_game(text)
+>>> game.tags["Event"], game.turns, game.result, game.move_comments
+('Club', ['32-28', '19-23', '28x19', '14x23'], '2-0', {1: ['sharp']})
+>>> print(write_game(game), end="")
+[Event "Club"]
+[Result "2-0"]
+[GameType "20"]
+<BLANKLINE>
+1. 32-28 19-23 {sharp} 2. 28x19 14x23 2-0
+
+What the reader keeps: tags (in order), the main line's moves as written, comments
+(before the first move in ``comments``, after a move in ``move_comments`` by the move's
+0-based index) and the result token (``None`` for ``*`` or none).  It drops variations,
+NAGs (``$1``), move marks (``!``, ``?``) and escape lines (``%``): they are read past,
+not kept.  The writer emits standard PDN that other draughts software reads: the tags
+(adding ``GameType "20"`` (international draughts) and ``Result`` when missing), numbered
+moves wrapped at 79 columns, the result.  Writing a game that was read from our own
+output gives the same text again.
+
+Results: ``2-0``/``0-2``/``1-1`` (FMJD points) and ``1-0``/``0-1``/``1/2-1/2`` (PGN style),
+``0-0`` (both lost) and ``*`` (unknown), kept as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+from rules.base import BLACK, WHITE, Colour, IllegalTurn
+from rules.dame import NAME_OF_SQUARE, Dame100
+from rules.record import Record, RecordError
+
+RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
+START_FEN = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+LINE_WIDTH = 79
+
+_SQUARE = r"(?:\d{1,2}|[a-jA-J](?:10|[1-9]))"
+_TOKEN = re.compile(
+    r"""(?P<space>\s+)
+    |(?P<tag>\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\])
+    |(?P<comment>\{(?P<text>[^}]*)\})
+    |(?P<escape>(?:^|(?<=\n))%[^\n]*|;[^\n]*)
+    |(?P<result>(?:""" + "|".join(map(re.escape, RESULTS)) + r""")(?=\s|$|\[|\{))
+    |(?P<number>\d+\s*\.(?:\s*\.\.)?)
+    |(?P<move>"""
+    + _SQUARE + r"(?:\s*[-x:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*)
+    |(?P<nag>\$\d+)
+    |(?P<open>\()
+    |(?P<close>\))""",
+    re.VERBOSE,
+)
+
+
+@dataclass
+class PdnRecord(Record):
+    """A PDN game: a :class:`Record` plus the comments that follow moves."""
+
+    move_comments: dict[int, list[str]] = field(default_factory=dict)
+    """Comments after move i (0-based index into ``turns``)."""
+
+
+def iter_games(text: str) -> Iterator[PdnRecord]:
+    """Every game of a PDN text, in order.
+
+    Raises :class:`RecordError` naming the line of anything that is not PDN.  A comment
+    between a game's result and the next game's tags stays with the game before.
+
+    >>> [g.turns for g in iter_games('1. 32-28 * [White "A"] 1. 33-29 1-1')]
+    [['32-28'], ['33-29']]
+    """
+    game: PdnRecord | None = None
+    depth = 0
+    pos = 0
+    last: PdnRecord | None = None
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            line = text.count("\n", 0, pos) + 1
+            bad = text[pos:].split(None, 1)[0][:30]
+            raise RecordError(f"line {line}: cannot read {bad!r} as PDN")
+        pos = m.end()
+        kind = next(k for k in ("space", "tag", "comment", "escape", "result", "number", "move", "nag", "open", "close")
+                    if m.group(k) is not None)
+        if kind in ("space", "escape", "nag", "number"):
+            continue
+        if kind == "open":
+            depth += 1
+            continue
+        if kind == "close":
+            if depth == 0:
+                raise RecordError(f"line {text.count(chr(10), 0, pos) + 1}: ')' closes no variation")
+            depth -= 1
+            continue
+        if depth:
+            continue
+        if kind == "comment":
+            target = game if game is not None else last
+            if target is None:
+                game = target = PdnRecord(turns=[])
+            if target.turns:
+                target.move_comments.setdefault(len(target.turns) - 1, []).append(m.group("text"))
+            else:
+                target.comments.append(m.group("text"))
+            continue
+        if kind == "tag":
+            if game is not None and (game.turns or game.move_comments):
+                yield game
+                game = None
+            if game is None:
+                game = PdnRecord(turns=[])
+            game.tags[m.group("name")] = re.sub(r"\\(.)", r"\1", m.group("value"))
+            continue
+        if game is None:
+            game = PdnRecord(turns=[])
+        if kind == "move":
+            game.turns.append(re.sub(r"\s+", "", m.group("move")))
+        else:  # result
+            token = m.group("result")
+            game.result = None if token == "*" else token
+            yield game
+            last, game = game, None
+    if depth:
+        raise RecordError("a variation '(' is never closed")
+    if game is not None:
+        yield game
+
+
+def read_games(text: str) -> list[PdnRecord]:
+    """All games of a PDN text."""
+    return list(iter_games(text))
+
+
+def read_game(text: str) -> PdnRecord:
+    """The first game of a PDN text."""
+    game = next(iter_games(text), None)
+    if game is None:
+        raise RecordError("no PDN game in the text")
+    return game
+
+
+def read_standard_game(text: str) -> PdnRecord:
+    """The first game of a PDN text, checked to start from the standard start position
+    (what a replay from :class:`Dame100`'s start needs).
+
+    >>> read_standard_game('[FEN "W:W33:B12"] 1. 33-28 *')
+    Traceback (most recent call last):
+    rules.record.RecordError: the game starts from a set-up position (FEN tag); only games from the start position can be replayed here (rules.pdn.replay plays set-ups)
+    """
+    game = read_game(text)
+    if "FEN" in game.tags and normalise_fen(game.tags["FEN"]) != START_FEN:
+        raise RecordError("the game starts from a set-up position (FEN tag); only games from the start "
+                          "position can be replayed here (rules.pdn.replay plays set-ups)")
+    return game
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _comment(text: str) -> str:
+    """A PDN comment; a ``}`` inside (which PDN cannot hold) becomes ``)``."""
+    return "{" + text.replace("}", ")") + "}"
+
+
+def write_game(record: Record) -> str:
+    """One game as PDN text (tags, blank line, movetext wrapped at 79 columns, newline)."""
+    tags = dict(record.tags)
+    result = record.result or tags.get("Result") or "*"
+    tags.setdefault("Result", result)
+    tags.setdefault("GameType", "20")
+    move_comments = record.move_comments if isinstance(record, PdnRecord) else {}
+    black_first = "FEN" in tags and tags["FEN"].strip().upper().startswith("B")
+    tokens = [_comment(c) for c in record.comments]
+    need_number = True
+    for i, move in enumerate(record.turns):
+        ply = i + black_first
+        if ply % 2 == 0:
+            tokens.append(f"{ply // 2 + 1}. {move}")
+        elif need_number:
+            tokens.append(f"{ply // 2 + 1}... {move}")
+        else:
+            tokens.append(move)
+        comments = move_comments.get(i, [])
+        tokens.extend(_comment(c) for c in comments)
+        need_number = bool(comments)
+    tokens.append(result)
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > LINE_WIDTH:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    lines.append(line)
+    head = "".join(f'[{name} "{_quote(value)}"]\n' for name, value in tags.items())
+    return head + "\n" + "\n".join(lines) + "\n"
+
+
+def write_games(records: Sequence[Record]) -> str:
+    """Several games, separated by a blank line."""
+    return "\n".join(write_game(r) for r in records)
+
+
+# --- FEN positions ------------------------------------------------------------------------
+def parse_fen(text: str) -> tuple[dict[int, str], Colour]:
+    """The pieces (PDN square -> ``"w"``, ``"b"``, ``"ww"``, ``"bb"``) and side to move of a
+    PDN FEN such as ``W:W31-33,K40:B1,2`` (ranges and a trailing ``.`` allowed).
+
+    >>> parse_fen('B:W31,K40:BK1,2-3')
+    ({31: 'w', 40: 'ww', 1: 'bb', 2: 'b', 3: 'b'}, 'b')
+    """
+    fen = text.strip().strip('"').rstrip(".").replace(" ", "")
+    parts = fen.split(":")
+    if not parts or parts[0].upper() not in ("W", "B"):
+        raise RecordError(f"FEN {text!r}: must start with W or B (the side to move)")
+    turn: Colour = WHITE if parts[0].upper() == "W" else BLACK
+    pieces: dict[int, str] = {}
+    for part in parts[1:]:
+        if not part:
+            continue
+        colour = part[0].upper()
+        if colour not in ("W", "B"):
+            raise RecordError(f"FEN {text!r}: piece list {part!r} must start with W or B")
+        for item in filter(None, part[1:].split(",")):
+            king = item[0].upper() == "K"
+            body = item[1:] if king else item
+            m = re.fullmatch(r"(\d+)(?:-(\d+))?", body)
+            if not m:
+                raise RecordError(f"FEN {text!r}: cannot read square {item!r}")
+            lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+            if not 1 <= lo <= hi <= 50:
+                raise RecordError(f"FEN {text!r}: squares are 1 to 50, got {item!r}")
+            for n in range(lo, hi + 1):
+                if n in pieces:
+                    raise RecordError(f"FEN {text!r}: square {n} is given twice")
+                pieces[n] = colour.lower() * (2 if king else 1)
+    return pieces, turn
+
+
+def fen(pieces: dict[int, str], turn: Colour) -> str:
+    """The PDN FEN of a position (squares in increasing order, kings prefixed ``K``).
+
+    >>> fen({40: 'ww', 31: 'w', 2: 'b'}, 'w')
+    'W:W31,K40:B2'
+    """
+    def side(colour: str) -> str:
+        return ",".join(("K" if len(s) == 2 else "") + str(n) for n, s in sorted(pieces.items()) if s[0] == colour)
+    return f"{turn.upper()}:W{side('w')}:B{side('b')}"
+
+
+def normalise_fen(text: str) -> str:
+    """A FEN in the canonical form :func:`fen` writes."""
+    return fen(*parse_fen(text))
+
+
+def board_fen(board: Dame100) -> str:
+    """The FEN of a board's current position."""
+    pieces = {n: board.stacks[board.geometry.index(name)] for n, name in NAME_OF_SQUARE.items()}
+    return fen({n: s for n, s in pieces.items() if s}, board.turn)
+
+
+def board_from_fen(text: str) -> Dame100:
+    """A board set up from a FEN (no history)."""
+    pieces, turn = parse_fen(text)
+    board = Dame100()
+    board.set_position({NAME_OF_SQUARE[n]: s for n, s in pieces.items()}, turn=turn)
+    return board
+
+
+def replay(record: Record) -> Dame100:
+    """Play a game from its FEN tag (or the start) to its last move, checking every move.
+
+    Raises :class:`IllegalTurn` naming the move (1 = the first move of the game) and its text.
+
+    >>> replay(read_game('1. 32-28 19-23 2. 28x19 14x23 *')).material()
+    {'w': 20, 'b': 20}
+    """
+    board = board_from_fen(record.tags["FEN"]) if "FEN" in record.tags else Dame100()
+    for i, text in enumerate(record.turns):
+        try:
+            board.push(board.parse_turn(text))
+        except IllegalTurn as e:
+            raise IllegalTurn(f"move {i + 1} ({text}): {e}") from None
+    return board

@@ -1,0 +1,172 @@
+"""The game journal: every accepted turn on disk at once, so a crash loses nothing.
+
+A journal is a UTF-8 text file of JSON lines.  The first line is a header
+``{"type": "header", "format": "tacticblue-journal", "version": 1, "game": G, ...}``;
+then one line per event: ``{"type": "turn", "ply": n, "turn": NOTATION, "t": seconds}``,
+``{"type": "undo", "ply": n, "t": seconds}`` for a take-back of the last turn, and
+``{"type": "end", "result": {...}}``.  Each line is written with a single ``write``,
+flushed and ``fsync``-ed before the turn is announced.
+
+Reading checks every line and replays the turns through the rules, so a journal that
+does not belong to the game or holds an illegal turn is refused with the line number.
+The one tolerated defect is a last line cut off without its newline (a crash or power
+cut during the write): it is ignored, and :meth:`Journal.resume` moves it aside into
+``JOURNAL.torn`` before appending, never rewriting the good lines.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from rules import Board, IllegalTurn, new_game
+from rules.record import Record
+
+FORMAT = "tacticblue-journal"
+VERSION = 1
+
+
+class JournalError(ValueError):
+    """A journal that cannot be used; the message says which line and why."""
+
+
+@dataclass
+class JournalContents:
+    """What a journal holds: the game, the turns still standing (after undos), and more."""
+
+    game: str
+    turns: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    torn_tail: str | None = None
+    """A last line cut off by a crash, ignored; ``None`` when the file ended cleanly."""
+
+
+def read_journal(path: Path) -> JournalContents:
+    """Read and check a journal; :class:`JournalError` names what is wrong."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise JournalError(f"no journal at {path}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise JournalError(f"{path} is not a tacticblue journal (not UTF-8 text)") from None
+    lines = text.split("\n")
+    torn = None
+    if lines and lines[-1] == "":
+        lines.pop()
+    elif lines:
+        torn = lines.pop()  # no newline at the end: the last write was cut off
+    if not lines:
+        raise JournalError(f"{path} is empty: not a tacticblue journal")
+    entries = []
+    for n, line in enumerate(lines, 1):
+        try:
+            entry = json.loads(line)
+            if not isinstance(entry, dict) or "type" not in entry:
+                raise ValueError("not an object with a type")
+        except ValueError:
+            if n == 1:
+                raise JournalError(f"{path} is not a tacticblue journal (no header on line 1)") from None
+            raise JournalError(f"{path}, line {n}: corrupt entry {line[:60]!r}") from None
+        entries.append(entry)
+    head = entries[0]
+    if head.get("type") != "header" or head.get("format") != FORMAT:
+        raise JournalError(f"{path} is not a tacticblue journal (no header on line 1)")
+    if head.get("version") != VERSION:
+        raise JournalError(f"{path}: journal version {head.get('version')!r} is not supported (this is {VERSION})")
+    contents = JournalContents(game=str(head.get("game")), torn_tail=torn)
+    try:
+        board = new_game(contents.game)
+    except ValueError as e:
+        raise JournalError(f"{path}: {e}") from None
+    for n, entry in enumerate(entries[1:], 2):
+        kind = entry["type"]
+        if kind == "turn":
+            try:
+                board.push(board.parse_turn(str(entry.get("turn"))))
+            except IllegalTurn as e:
+                raise JournalError(f"{path}, line {n}: turn {entry.get('turn')!r} is not legal here: {e}") from None
+            contents.turns.append(str(entry["turn"]))
+        elif kind == "undo":
+            if not contents.turns:
+                raise JournalError(f"{path}, line {n}: take-back with no turn to take back")
+            board.pop()
+            contents.turns.pop()
+        elif kind == "end":
+            contents.result = entry.get("result")
+        else:
+            raise JournalError(f"{path}, line {n}: unknown entry type {kind!r}")
+    return contents
+
+
+class Journal:
+    """An open journal that appends events durably.  Use :meth:`create` or :meth:`resume`."""
+
+    def __init__(self, path: Path, handle: IO[str], game: str) -> None:
+        self.path = path
+        self.game = game
+        self._handle = handle
+
+    @classmethod
+    def create(cls, path: Path, game: str, **info: Any) -> "Journal":
+        """Start a new journal; refuses to overwrite an existing file."""
+        new_game(game)  # validates the name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            handle = open(path, "x", encoding="utf-8")
+        except FileExistsError:
+            raise JournalError(f"{path} exists already: give another file, or --resume it") from None
+        journal = cls(path, handle, game)
+        journal._write({"type": "header", "format": FORMAT, "version": VERSION, "game": game,
+                        "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **info})
+        return journal
+
+    @classmethod
+    def resume(cls, path: Path) -> tuple["Journal", JournalContents]:
+        """Reopen a journal to continue its game, returning what it already holds."""
+        contents = read_journal(path)
+        if contents.torn_tail is not None:
+            Path(str(path) + ".torn").write_text(contents.torn_tail, encoding="utf-8")
+            with open(path, "r+b") as f:
+                f.truncate(len(path.read_bytes()) - len(contents.torn_tail.encode("utf-8")))
+        return cls(path, open(path, "a", encoding="utf-8"), contents.game), contents
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def turn(self, ply: int, notation: str, t: float | None = None) -> None:
+        self._write({"type": "turn", "ply": ply, "turn": notation, **({"t": round(t, 3)} if t is not None else {})})
+
+    def undo(self, ply: int, t: float | None = None) -> None:
+        self._write({"type": "undo", "ply": ply, **({"t": round(t, 3)} if t is not None else {})})
+
+    def end(self, result: dict[str, Any] | None) -> None:
+        self._write({"type": "end", "result": result})
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def replay_journal(contents: JournalContents) -> Board[Any]:
+    """The board after a journal's turns (already checked by :func:`read_journal`)."""
+    board = new_game(contents.game)
+    for text in contents.turns:
+        board.push(board.parse_turn(text))
+    return board
+
+
+def export_record(board: Board[Any], result_line: str | None = None) -> str:
+    """The game so far in its usual record format (rulebook notation; PDN for Dame 100)."""
+    replay = new_game(board.name)
+    turns = []
+    for t in board.move_stack:
+        turns.append(replay.turn_notation(t))
+        replay.push(t)
+    return board.write_record(Record(turns=turns, result=result_line))

@@ -1,0 +1,115 @@
+"""Frame sources: a camera, a video file or a folder of frames, all read the same way.
+
+A source yields :class:`Frame` objects (BGR ``uint8`` image, time in seconds since the
+start).  When a camera stops delivering (unplugged) or a video ends, iteration stops and
+``source.ended_by`` says why, so the live session can keep the game and say so.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import cv2
+import numpy as np
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+@dataclass(frozen=True)
+class Frame:
+    image: np.ndarray
+    t: float
+    """Seconds since the source started (video/folder: from the frame rate)."""
+    index: int
+
+
+class SourceError(OSError):
+    """A source that cannot be opened; the message says what to check."""
+
+
+class FrameSource:
+    """Base class: iterate to get frames; ``ended_by`` is set when iteration stops."""
+
+    description: str = "source"
+    ended_by: str | None = None
+
+    def __iter__(self) -> Iterator[Frame]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the device or file."""
+
+
+class CaptureSource(FrameSource):
+    """A camera (by index) or a video file, through OpenCV's VideoCapture."""
+
+    def __init__(self, target: int | Path, fps: float | None = None, max_failures: int = 30) -> None:
+        self.is_camera = isinstance(target, int)
+        if not self.is_camera and not Path(target).is_file():
+            raise SourceError(f"no such video file: {target}")
+        self.description = f"camera {target}" if self.is_camera else f"video {target}"
+        self._cap = cv2.VideoCapture(target if self.is_camera else str(target))
+        if not self._cap.isOpened():
+            raise SourceError(f"cannot open {self.description}" +
+                              (" (is it plugged in and not used by another program?)" if self.is_camera else
+                               " (not a video OpenCV can decode)"))
+        reported = self._cap.get(cv2.CAP_PROP_FPS)
+        self.fps = fps or (reported if reported and reported > 0 else 30.0)
+        self._max_failures = max_failures
+
+    def __iter__(self) -> Iterator[Frame]:
+        index, failures, start = 0, 0, time.monotonic()
+        while True:
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                if not self.is_camera:
+                    self.ended_by = "end of video"
+                    return
+                failures += 1  # a camera may drop a frame; many in a row means it is gone
+                if failures >= self._max_failures:
+                    self.ended_by = "camera stopped delivering frames (unplugged?)"
+                    return
+                time.sleep(0.01)
+                continue
+            failures = 0
+            t = time.monotonic() - start if self.is_camera else index / self.fps
+            yield Frame(image, t, index)
+            index += 1
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class FolderSource(FrameSource):
+    """Image files in a folder, in name order, at a nominal frame rate."""
+
+    def __init__(self, folder: Path, fps: float = 30.0) -> None:
+        if not folder.is_dir():
+            raise SourceError(f"no such folder: {folder}")
+        self.files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise SourceError(f"no image files in {folder}")
+        self.description = f"frames in {folder}"
+        self.fps = fps
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index, path in enumerate(self.files):
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                self.ended_by = f"unreadable frame {path.name}"
+                return
+            yield Frame(image, index / self.fps, index)
+        self.ended_by = "end of frames"
+
+
+def open_source(spec: str | int | Path) -> FrameSource:
+    """A camera index (``0``), a video file or a folder of frames."""
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
+        return CaptureSource(int(spec))
+    path = Path(spec)
+    if path.is_dir():
+        return FolderSource(path)
+    return CaptureSource(path)

@@ -1,0 +1,60 @@
+"""Is the board still?  Frame differencing with a settle time.
+
+A turn is read only from a board that has stopped changing: hands gone, pieces put
+down.  :class:`StillnessDetector` compares each frame with the previous one on a small
+blurred grey copy (cheap: ~1 ms at 1280 x 720) and reports when the picture has been
+steady for ``settle_s`` seconds.  Slow light changes (flicker, a passing cloud) change
+all pixels a little and are tolerated; a hand changes some pixels a lot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+def motion_fraction(previous: np.ndarray, current: np.ndarray, threshold: float = 18.0) -> float:
+    """Share of pixels (0..1) that changed by more than ``threshold`` grey levels.
+
+    Both inputs are small grey images from :func:`thumbnail`.  The global brightness
+    change is removed first, so flicker does not count as motion."""
+    diff = current.astype(np.float32) - previous.astype(np.float32)
+    diff -= float(np.median(diff))
+    return float(np.mean(np.abs(diff) > threshold))
+
+
+def thumbnail(image: np.ndarray, width: int = 160) -> np.ndarray:
+    """A small blurred grey copy for motion checks (``width`` pixels wide)."""
+    h, w = image.shape[:2]
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    small = cv2.resize(grey, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (5, 5), 0)
+
+
+@dataclass
+class StillnessDetector:
+    """Feed frames in time order; :meth:`update` says whether the board has settled."""
+
+    settle_s: float = 0.4
+    motion_limit: float = 0.002
+    """A frame with more than this share of changed pixels counts as movement."""
+
+    def __post_init__(self) -> None:
+        self._previous: np.ndarray | None = None
+        self._last_motion: float | None = None
+
+    def update(self, image: np.ndarray, t: float) -> bool:
+        """True when the picture has not moved for at least ``settle_s`` up to time ``t``."""
+        small = thumbnail(image)
+        moving = self._previous is None or motion_fraction(self._previous, small) > self.motion_limit
+        self._previous = small
+        if moving:
+            self._last_motion = t
+            return False
+        return self._last_motion is not None and t - self._last_motion >= self.settle_s
+
+    def reset(self) -> None:
+        self._previous = None
+        self._last_motion = None

@@ -1,0 +1,187 @@
+"""``tacticblue rules``: replay, moves and perft, run as a user runs them (a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORD = ROOT / "samples" / "records" / "accasta.txt"
+
+
+def bad_copy(tmp_path: Path, old: str, new: str) -> Path:
+    text = RECORD.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "bad.txt"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def test_replay_text(cli) -> None:
+    run = cli("rules", "replay", RECORD, "--game", "accasta")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    # One line per turn, numbered as in the record (White's and Black's turn share a number).
+    assert lines[0].split() == ["1.", "white", "b4:2-c5"]
+    assert lines[1].split() == ["1.", "black", "e4:+e3"]
+    assert lines[29].split() == ["15.", "black", "e5:2-c6,xd5"]
+    picture = "\n".join(lines[30:])
+    assert "wwbwb" in picture and "bbbw" in picture  # a4 and e3 in the final diagram
+    assert lines[-1] == "Black wins (as recorded: white concedes)."
+    assert run.stderr == ""
+
+
+def test_replay_json_follows_the_spec(cli, shared: Path) -> None:
+    for record in (RECORD, shared / "rulebook-games" / "accasta.txt"):
+        run = cli("rules", "replay", record, "--game", "accasta", "--json")
+        assert run.returncode == 0, run.stderr
+        data = json.loads(run.stdout)
+        assert set(data) == {"game", "turns", "final", "to_move", "result"}
+        assert data["game"] == "accasta"
+        assert len(data["turns"]) == 30 and data["turns"][0] == "b4:2-c5" and data["turns"][-1] == "e5:2-c6,xd5"
+        assert len(data["final"]) == 37
+        assert data["final"]["a4"] == "wwbwb" and data["final"]["b4"] == "wwwb" and data["final"]["d4"] == ""
+        assert sum(map(len, data["final"].values())) == 40
+        # The concession is not a rule result: it is reported as recorded, and the game is over.
+        assert data["result"] == {"winner": "black", "draw": False, "score": None,
+                                  "reason": "as recorded: white concedes"}
+        assert data["to_move"] is None
+
+
+def test_replay_of_an_unfinished_game(cli, tmp_path: Path) -> None:
+    path = tmp_path / "short.txt"
+    path.write_text("1. b4:2-c5 e4:+e3\n2. a4:3-b4\n", encoding="utf-8")
+    data = json.loads(cli("rules", "replay", path, "--game", "accasta", "--json").stdout)
+    assert data["to_move"] == "black" and data["result"] is None and data["turns"][-1] == "a4:3-b4"
+    text = cli("rules", "replay", path, "--game", "accasta")
+    assert text.stdout.splitlines()[-1] == "Game goes on; black to move."
+
+
+WIN = "1. c3:+b2 g1:-d1,-f1\n2. b2:3xe4 g2:+g1,+g1\n3. e4:xe3,xf4\n"
+"""A short game Black helps White win: White's tops on e3, e4 and f4 in Black's castle."""
+
+
+def test_replay_of_a_rule_decided_win(cli, tmp_path: Path) -> None:
+    path = tmp_path / "win.txt"
+    path.write_text(WIN, encoding="utf-8")
+    data = json.loads(cli("rules", "replay", path, "--game", "accasta", "--json").stdout)
+    assert data["final"]["e3"] == "bw" and data["final"]["e4"] == "bw" and data["final"]["f4"] == "bbw"
+    assert data["to_move"] is None
+    assert data["result"] == {"winner": "white", "draw": False, "score": None,
+                              "reason": "white controls 3 or more points of black's castle"}
+    path.write_text(WIN + "White wins.\n", encoding="utf-8")  # the record agrees with the rules
+    assert json.loads(cli("rules", "replay", path, "--game", "accasta", "--json").stdout)["result"] == data["result"]
+    text = cli("rules", "replay", path, "--game", "accasta").stdout.splitlines()
+    assert text[-1] == "White wins (white controls 3 or more points of black's castle)."
+
+
+@pytest.mark.parametrize("text, message", [
+    (WIN + "Black wins.\n", "the record says 'Black wins.' but the rules give white controls"),
+    (WIN.rstrip("\n") + " g3:-f1\n", "turn 3 (black) 'g3:-f1': the game is already over (white controls"),
+    (WIN + "White wins 3:0.\n", "the record says 'White wins 3:0.' but the rules give no score"),
+])
+def test_a_record_that_disagrees_or_goes_on_after_the_end_is_refused(cli, tmp_path: Path, text: str,
+                                                                     message: str) -> None:
+    path = tmp_path / "win.txt"
+    path.write_text(text, encoding="utf-8")
+    run = cli("rules", "replay", path, "--game", "accasta", "--json")
+    assert run.returncode == 1 and run.stdout == "" and message in run.stderr
+
+
+def test_replay_writes_observations(cli, tmp_path: Path) -> None:
+    out = tmp_path / "obs"
+    run = cli("rules", "replay", RECORD, "--game", "accasta", "--json", "--observations", out)
+    assert run.returncode == 0, run.stderr
+    files = sorted(p.name for p in out.iterdir())
+    assert files == [f"{i:04d}.json" for i in range(1, 31)]
+    first = json.loads((out / "0001.json").read_text())
+    assert set(first) == {"points"} and len(first["points"]) == 37
+    assert first["points"]["c5"] == "ww" and first["points"]["b4"] == "" and first["points"]["a1"] == "www"
+    last = json.loads((out / "0030.json").read_text())
+    assert last["points"] == json.loads(run.stdout)["final"]
+
+
+def test_replay_reads_a_record_saved_with_a_byte_order_mark_and_crlf(cli, tmp_path: Path) -> None:
+    path = tmp_path / "windows.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + RECORD.read_text(encoding="utf-8").replace("\n", "\r\n").encode())
+    run = cli("rules", "replay", path, "--game", "accasta", "--json")
+    assert run.returncode == 0, run.stderr
+    assert len(json.loads(run.stdout)["turns"]) == 30
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("5. b4:xd4,2-c4", "5. b4:xd4,3-c4",
+     "turn 5 (white) 'b4:xd4,3-c4': move 2 (b4:3-c4): b4 holds 2 pieces, cannot carry 3"),
+    ("f4:2-e5", "f4:2-e6", "turn 3 (black) 'f4:2-e6': move 1 (f4:2-e6): not on a straight line from f4"),
+    ("7. d4:2xe3,-d3", "7. d4:2+e3,-d3", "turn 7 (white) 'd4:2+e3,-d3': move 1: written '+' but e3 holds an opponent's stack"),
+    ("2. a4:3-b4", "2. a4:3-b4x", "turn 2 (white) 'a4:3-b4x': cannot read move"),
+])
+def test_an_illegal_turn_names_number_turn_and_reason(cli, tmp_path: Path, old: str, new: str, expected: str) -> None:
+    out = tmp_path / "obs"
+    run = cli("rules", "replay", bad_copy(tmp_path, old, new), "--game", "accasta", "--observations", out)
+    assert run.returncode == 1
+    assert len(run.stderr.splitlines()) == 1 and expected in run.stderr
+    number = int(expected.split()[1])
+    played = 2 * (number - 1) + (0 if "(white)" in expected else 1)
+    assert len(list(out.iterdir())) == played  # the turns before the bad one are kept
+
+
+@pytest.mark.parametrize("args, message", [
+    (("rules", "replay", "no/such/file.txt", "--game", "accasta"), "no such file: no/such/file.txt"),
+    (("rules", "replay", RECORD, "--game", "nosuchgame"), "invalid choice: 'nosuchgame'"),
+    (("rules", "replay", RECORD), "required: --game"),
+    (("rules", "perft", "--game", "accasta", "--depth", "0"), "--depth must be at least 1"),
+    (("rules", "moves", "--game", "accasta", "--record", "missing.txt"), "no such file: missing.txt"),
+])
+def test_bad_input_gives_one_line_and_non_zero_exit(cli, args: tuple[str, ...], message: str) -> None:
+    run = cli(*args)
+    assert run.returncode != 0 and run.stdout == ""
+    assert len(run.stderr.splitlines()) == 1 and message in run.stderr
+
+
+def test_a_binary_file_is_refused(cli, tmp_path: Path) -> None:
+    path = tmp_path / "photo.txt"
+    path.write_bytes(bytes(range(256)))
+    run = cli("rules", "replay", path, "--game", "accasta")
+    assert run.returncode == 2 and "is not a text file" in run.stderr
+
+
+def test_moves(cli, tmp_path: Path) -> None:
+    run = cli("rules", "moves", "--game", "accasta")
+    assert run.returncode == 0
+    lines = run.stdout.splitlines()
+    assert lines[-1] == "192 legal turns for white" and "a1:3-d1" in lines and "c4:+b3" in lines
+    listed = json.loads(cli("rules", "moves", "--game", "accasta", "--json").stdout)
+    assert len(listed) == 192 and set(listed) == set(lines[:-1])
+    short = tmp_path / "short.txt"
+    short.write_text("1. b4:2-c5\n", encoding="utf-8")
+    after = json.loads(cli("rules", "moves", "--game", "accasta", "--record", short, "--json").stdout)
+    # Black's turns: from Black's points only; Black cannot reach White's new stack on c5.
+    assert len(after) == 192 and "e4:-d5" in after and "g1:3-d1" in after
+    assert all(t[0] in "efg" for t in after) and not any("c5" in t for t in after)
+
+
+def test_moves_after_the_end(cli, tmp_path: Path) -> None:
+    path = tmp_path / "win.txt"
+    path.write_text(WIN, encoding="utf-8")
+    run = cli("rules", "moves", "--game", "accasta", "--record", path)
+    assert run.returncode == 0
+    assert run.stdout == "0 legal turns for black (game over: white controls 3 or more points of black's castle)\n"
+    assert cli("rules", "perft", "--game", "accasta", "--record", path, "-d", "1").stdout.startswith("depth 1: 0 ")
+
+
+def test_perft(cli) -> None:
+    run = cli("rules", "perft", "--game", "accasta", "--depth", "2")
+    assert run.returncode == 0
+    lines = run.stdout.splitlines()
+    assert [line.split(" (")[0] for line in lines] == ["depth 1: 192", "depth 2: 36864"]
+    rows = [json.loads(line) for line in cli("rules", "perft", "--game", "accasta", "-d", "2", "--json").stdout.splitlines()]
+    assert [(r["depth"], r["nodes"]) for r in rows] == [(1, 192), (2, 36864)] and all(r["seconds"] >= 0 for r in rows)
+
+
+def test_help(cli) -> None:
+    for action in ("replay", "moves", "perft"):
+        run = cli("rules", action, "--help")
+        assert run.returncode == 0 and "--game" in run.stdout and "--json" in run.stdout

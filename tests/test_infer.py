@@ -1,0 +1,412 @@
+"""Move inference (rules/infer.py): from the board the camera sees to the turn that was played.
+
+Every test plays real games with the real engines: the visible board after a turn is
+the observation, and inference must name that turn (or, where two turns leave the
+same visible board, list it among the candidates).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any, Iterable, Iterator
+
+import pytest
+
+from rules import GAMES, new_game
+from rules.base import Board
+from rules.infer import GameState, Observation, infer
+from rules.record import parse_record
+
+RULEBOOK = {"accasta": "accasta.txt", "abande": "abande.txt", "attangle": "attangle.txt"}
+
+
+def after(board: Board[Any], turn: Any) -> dict[str, str]:
+    board.push(turn)
+    try:
+        return board.visible()
+    finally:
+        board.pop()
+
+
+def fitting_turns(board: Board[Any], obs: Observation) -> list[Any]:
+    """Brute force: every legal turn whose visible result fits every seen point."""
+    out = []
+    for t in board.legal_turns():
+        vis = after(board, t)
+        if all(board.stack_fits(vis[p], s) for p, s in obs.points.items()):
+            out.append(t)
+    return out
+
+
+def key_after(board: Board[Any], *turns: Any) -> Any:
+    """The position key after playing ``turns`` (the board is left as it was)."""
+    for t in turns:
+        board.push(t)
+    try:
+        return board.key()
+    finally:
+        for _ in turns:
+            board.pop()
+
+
+def check_inferred(board: Board[Any], played: list[Any], obs: Observation, tally: Counter[str]) -> None:
+    """The observation after ``played`` (one turn, or a pass and the reply) is inferred as
+    ``played``, or as a turn reaching the same position, or as ambiguous among turns
+    that all fit."""
+    result = infer(board, obs)
+    if result.kind == "turn":
+        assert key_after(board, *result.turns) == key_after(board, *played), \
+            f"{board.turn_notation(played[0])} inferred as {result.message}"
+        tally["turn" if list(result.turns) == played else "turn (equivalent)"] += 1
+        return
+    assert result.kind == "ambiguous", f"{board.turn_notation(played[0])}: {result.kind}: {result.message}"
+    assert [len(c.turns) for c in result.candidates] == [len(played)] * len(result.candidates)
+    assert key_after(board, *played) in [key_after(board, *c.turns) for c in result.candidates]
+    tally["ambiguous"] += 1
+
+
+def check_game(board: Board[Any], turns: Iterable[Any], tally: Counter[str]) -> None:
+    """Play ``turns`` on ``board`` and check the inference of the visible board after each.
+
+    A turn that changes nothing visible (a pass) is ``unchanged`` on its own and is
+    inferred together with the opponent's reply."""
+    passed: Board[Any] | None = None
+    for turn in turns:
+        view = after(board, turn)
+        if view == board.visible():
+            assert infer(board, Observation(view)).kind == "unchanged"
+            tally["pass"] += 1
+            passed = None if passed else board.copy()  # a second pass in a row ends the game
+        elif passed is not None:
+            check_inferred(passed, [board.move_stack[-1], turn], Observation(view), tally)
+            passed = None
+        else:
+            check_inferred(board, [turn], Observation(view), tally)
+        board.push(turn)
+
+
+def random_turns(board: Board[Any], rng: random.Random, plies: int) -> Iterator[Any]:
+    """Random legal turns for ``board`` as it is played (``board`` must be pushed between)."""
+    while board.outcome() is None and board.ply < plies:
+        turns = board.legal_turns()
+        if not turns:
+            return
+        yield rng.choice(turns)
+
+
+def random_game(name: str, rng: random.Random, plies: int) -> Iterator[tuple[Board[Any], Any]]:
+    """Yield (board, turn) along one random game of ``name`` (board before the turn)."""
+    board = new_game(name)
+    for turn in random_turns(board, rng, plies):
+        yield board, turn
+        board.push(turn)
+
+
+@pytest.mark.parametrize("game", sorted(RULEBOOK))
+def test_every_turn_of_the_rulebook_games_is_inferred(game: str, shared) -> None:
+    board = new_game(game)
+    record = parse_record((shared / "rulebook-games" / RULEBOOK[game]).read_text())
+    tally: Counter[str] = Counter()
+    check_game(board, (board.parse_turn(text) for text in record.turns), tally)
+    assert sum(tally.values()) == len(record.turns) and tally["turn"] > 0
+    print(game, dict(tally))
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_random_games_of_every_variant(game: str) -> None:
+    rng = random.Random(f"infer-{game}")
+    tally: Counter[str] = Counter()
+    for _ in range(5):
+        board = new_game(game)
+        check_game(board, random_turns(board, rng, 60), tally)
+    assert tally["turn"] > 0
+    print(game, dict(tally))
+
+
+def hide_lower_layers(points: dict[str, str]) -> dict[str, str]:
+    """What a camera from above sees of tall stacks: only the top layer is certain."""
+    return {p: "?" * (len(s) - 1) + s[-1:] for p, s in points.items()}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_degraded_observations(game: str) -> None:
+    """Lower layers hidden, and one unchanged point misread with low confidence."""
+    rng = random.Random(f"degraded-{game}")
+    inferred = masked = 0
+    for board, turn in (bt for _ in range(3) for bt in random_game(game, rng, 60)):
+        if inferred + masked == 40:
+            break
+        truth = after(board, turn)
+        if truth == board.visible():
+            continue  # a pass: nothing to see
+        points = hide_lower_layers(truth)
+        quiet = [p for p, s in truth.items() if s == board[p]]
+        flipped = rng.choice(quiet)
+        points[flipped] = "b" if truth[flipped] != "b" else "w"
+        obs = Observation(points, {flipped: 0.2})
+        result = infer(board, obs)
+        exact = fitting_turns(board, obs)
+        if exact:
+            # A legal turn fits even the misread board: the reading wins, never a contradiction.
+            masked += 1
+            assert result.kind in ("turn", "ambiguous")
+            assert all(t in exact for t in (c.turns[-1] for c in result.candidates))
+            continue
+        loose = fitting_turns(board, Observation({p: s for p, s in points.items() if p != flipped}))
+        if len({key_after(board, t) for t in loose}) > 1:
+            assert result.kind == "ambiguous", result.message
+            continue
+        assert result.kind == "turn", f"{board.turn_notation(turn)}: {result.message}"
+        assert key_after(board, result.turn) == key_after(board, turn)
+        assert result.best.overridden == (flipped,)
+        inferred += 1
+    assert inferred > masked
+
+
+def test_a_point_not_seen_matches_anything() -> None:
+    board = new_game("accasta")
+    view = _after_text(board.copy(), "b4:2-c5")
+    del view["c5"]  # a hand over the destination: every other destination is seen unchanged
+    r = infer(board, Observation(view))
+    assert (r.kind, r.notation) == ("turn", "b4:2-c5"), r.message
+    assert infer(board, Observation({"a1": "www"})).kind == "unchanged"
+
+
+def test_a_turn_is_never_read_from_uncertain_points_alone() -> None:
+    board = new_game("abande")
+    for text in ("d4", "d5"):
+        board.push_notation(text)
+    shadow = {**board.visible(), "e4": "b"}  # a legal placement, but read with low confidence
+    r = infer(board, Observation(shadow, {"e4": 0.3}))
+    assert r.kind == "unchanged" and "e4" in r.message
+    assert infer(board, Observation(shadow, {"e4": 0.9})).notation == "e4"
+
+
+def test_a_confident_contradiction_is_never_accepted() -> None:
+    board = new_game("accasta")
+    turn = board.parse_turn("b4:2-c5")
+    points = after(board, turn)
+    points["g1"] = "bb"  # read with full confidence: no white turn changes g1
+    result = infer(board, Observation(points))
+    assert result.kind == "illegal"
+    assert [d.point for d in result.differences] == ["g1"]
+    assert result.candidates[0].notation == "b4:2-c5"
+
+
+def test_accasta_turn_grows_over_successive_observations_and_the_reply_confirms_it() -> None:
+    state = GameState(new_game("accasta"))
+    script = new_game("accasta")
+    r = state.update(Observation(_after_text(script, "b4:2-c5")))
+    assert (r.kind, r.notation, r.may_continue, r.confirmed) == ("turn", "b4:2-c5", False, True)
+    assert state.board.ply == 1 and state.pending is None
+    # Black moves one piece off f2 and still controls f2: the turn may go on.
+    r = state.update(Observation(_after_text(script, "f2:-e2")))
+    assert r.kind == "turn" and r.may_continue and not r.confirmed
+    assert state.pending is not None and state.board.ply == 1
+    assert state.update(Observation(script.visible())).kind == "unchanged"
+    r = state.update(Observation(_after_text(script, "f2:-e2,-f1", undo_last=True)))
+    # f2 is empty now: the turn cannot go on, so it is final.
+    assert (r.kind, r.notation, r.may_continue, r.confirmed) == ("turn", "f2:-e2,-f1", False, True), r.message
+    assert state.board.ply == 2 and state.pending is None
+    state.update(Observation(_after_text(script, "c4:-d4")))
+    r = state.update(Observation(_after_text(script, "f4:-e5")))
+    assert r.may_continue and state.pending is not None
+    # White lifts a piece before Black said "done": Black's turn is final, White's is under way.
+    lifted = {**script.visible(), "c3": ""}
+    r = state.update(Observation(lifted))
+    assert r.kind == "partial" and r.best.notations[0] == "f4:-e5", r.message
+    assert r.message.startswith("f4:-e5 confirmed; white has started one of 6 turns: c3:"), r.message
+    assert state.pending is None and state.board.ply == 4
+    # White puts it down.
+    r = state.update(Observation(_after_text(script, "c3:-d3")))
+    assert r.kind == "turn" and r.best.notations == ("c3:-d3",), r.message
+    assert state.board.ply == 5 and state.board.turn == "b" and state.pending is None
+
+
+def _after_text(script: Board[Any], text: str, undo_last: bool = False) -> dict[str, str]:
+    """Play ``text`` on the script board (replacing its last turn if ``undo_last``) and return the view."""
+    if undo_last:
+        script.pop()
+    script.push_notation(text)
+    return script.visible()
+
+
+def test_turn_done_ends_an_accasta_turn_that_could_go_on() -> None:
+    board = new_game("accasta")
+    board.push_notation("b4:2-c5")
+    state = GameState(board)
+    view = _after_text(board.copy(), "f2:-e2")
+    r = state.update(Observation(view), done=True)
+    assert r.kind == "turn" and r.may_continue and r.confirmed
+    assert state.board.ply == 2 and state.pending is None
+
+
+def test_take_back_is_reported_as_restored() -> None:
+    board = new_game("accasta")
+    start = board.visible()
+    board.push_notation("b4:2-c5")
+    one = board.visible()
+    board.push_notation("e4:+e3")
+    state = GameState(board)
+    r = infer(state, Observation(one))
+    assert (r.kind, r.restored_ply) == ("restored", 1), r.message
+    r = state.update(Observation(start))
+    assert (r.kind, r.restored_ply) == ("restored", 0)
+    assert state.board.ply == 0 and state.board.visible() == start
+
+
+def test_taking_back_an_unfinished_turn_is_restored() -> None:
+    board = new_game("accasta")
+    board.push_notation("b4:2-c5")
+    before = board.visible()
+    state = GameState(board)
+    assert state.update(Observation(_after_text(board.copy(), "f4:-e5"))).may_continue
+    r = state.update(Observation(before))
+    assert (r.kind, r.restored_ply) == ("restored", 1), r.message
+    assert state.pending is None and state.board.ply == 1
+
+
+def test_lifted_pieces_not_yet_put_down_are_a_partial_turn() -> None:
+    board = new_game("accasta")
+    points = board.visible()
+    points["b4"] = ""  # both pieces lifted off b4, nothing put down yet
+    r = infer(board, Observation(points))
+    assert r.kind == "partial", r.message
+    assert all(c.notation.startswith("b4:") for c in r.candidates)
+    assert ("b4:2-c5", ("c5: empty -> ww",)) in [(c.notation, c.remaining) for c in r.candidates]
+
+
+def test_stack_over_the_colour_limit_is_illegal_with_the_reason() -> None:
+    board = new_game("accasta")
+    for text in ["b4:2-c5", "e4:+e3"]:
+        board.push_notation(text)
+    points = board.visible()
+    # a3 carries two pieces over the empty b4 onto c5's two white pieces: four white.
+    points["a3"], points["c5"] = "w", "wwww"
+    r = infer(board, Observation(points))
+    assert r.kind == "illegal"
+    assert "c5 would hold 4 white pieces" in r.message, r.message
+
+
+def test_piece_moved_too_far_is_illegal() -> None:
+    board = new_game("accasta")
+    points = board.visible()
+    points["c3"], points["f1"] = "", "w"  # a single piece has range 1, f1 is 3 steps away
+    r = infer(board, Observation(points))
+    assert r.kind == "illegal"
+    nearest = r.candidates[0]
+    assert nearest.notation.startswith("c3:") and "f1" in {d.point for d in nearest.differences}
+    assert "c3" in r.message and "f1" in r.message and "range" in r.message, r.message
+
+
+def test_dame_forgotten_capture_is_illegal_with_the_capture_named() -> None:
+    board = new_game("dame100")
+    for text in ("32-28", "19-23"):
+        board.push_notation(text)
+    r = infer(board, Observation({**board.visible(), "b4": "", "c5": "w"}))  # 31-27
+    assert r.kind == "illegal"
+    assert r.message.startswith("capture is compulsory: 28x19 was possible"), r.message
+
+
+def test_alva_forgotten_capture_is_illegal_with_the_capture_named() -> None:
+    board = new_game("alva")
+    for text in ("e5", "e6"):
+        board.push_notation(text)
+    r = infer(board, Observation({**board.visible(), "a1": "w"}))
+    assert r.kind == "illegal" and r.message.startswith("capture is compulsory: e5xe7 was possible"), r.message
+
+
+def test_dame_majority_capture_matched_on_the_final_board_and_partly_done() -> None:
+    board = new_game("dame100")
+    board.set_position({"c3": "w", "d4": "b", "d6": "b", "g3": "w", "h4": "b", "j10": "b"}, turn="w")
+    start = board.visible()
+    final = _after_text(board.copy(), "c3xc7")
+    assert infer(board, Observation(final)).notation == "37x17"
+    # The man stopped on e5, nothing lifted yet; then at c7 with one captured piece still there.
+    halfway = {**start, "c3": "", "e5": "w"}
+    r = infer(board, Observation(halfway))
+    assert (r.kind, r.best.remaining) == ("partial", ("28x17", "remove 32", "remove 22")), r.message
+    r = infer(board, Observation({**final, "d6": "b"}))
+    assert (r.kind, r.best.remaining) == ("partial", ("remove 22",)), r.message
+    r = infer(board, Observation({**start, "c3": ""}))  # lifted, not yet put down
+    assert (r.kind, r.notation, r.best.remaining[0]) == ("partial", "37x17", "37x28"), r.message
+    # Taking the single piece on h4 instead breaks the majority rule.
+    r = infer(board, Observation({**start, "g3": "", "h4": "", "i5": "w"}))
+    assert r.kind == "illegal" and r.message.startswith("the capture must take the most pieces (2)"), r.message
+
+
+def test_attraktion_reports_the_pieces_still_to_move() -> None:
+    board = new_game("attraktion")
+    board.set_position({"c4": "b", "c5": "w", "h2": "b"}, turn="w")
+    start = board.visible()
+    r = infer(board, Observation({**start, "c2": "w", "c3": "b", "c4": ""}))
+    assert r.kind == "partial" and r.notation == "c2", r.message
+    assert r.best.remaining == ("c5-c4", "h2-g2")
+    r = infer(board, Observation(_after_text(board.copy(), "c2")))
+    assert (r.kind, r.notation) == ("turn", "c2")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_stack_over_the_height_limit_is_illegal(game: str) -> None:
+    rng = random.Random(f"height-{game}")
+    board = new_game(game)
+    for turn in random_turns(board, rng, 10):
+        board.push(turn)
+    view = board.visible()
+    point = next(p for p, s in view.items() if s)
+    view[point] += board.turn * (board.max_height + 1 - len(view[point]))
+    r = infer(board, Observation(view))
+    assert r.kind == "illegal"
+    assert f"a stack may not be higher than {board.max_height} (seen {board.max_height + 1} at {point})" in r.message
+
+
+def test_alva_captures_are_kept_off_the_board_by_the_game_state() -> None:
+    state = GameState(new_game("alva"))
+    script = new_game("alva")
+    for text in ("e5", "e6", "e5xe7"):
+        r = state.update(Observation(_after_text(script, text)))
+        assert r.kind == "turn" and r.notation == text, r.message
+    assert state.board.prisoners == {"w": 1, "b": 0} and state.board.hands == {"w": 31, "b": 31}
+
+
+def test_abande_placement_off_the_chain_is_illegal_with_the_reason() -> None:
+    board = new_game("abande")
+    for text in ("d4", "d5", "e4", "c4"):
+        board.push_notation(text)
+    r = infer(board, Observation({**board.visible(), "a1": "b"}))
+    assert r.kind == "illegal"
+    assert r.message.startswith("a new piece must touch a piece on the board"), r.message
+
+
+def test_the_wrong_player_moving_is_named() -> None:
+    board = new_game("accasta")
+    r = infer(board, Observation({**board.visible(), "e4": "", "d4": "b"}))
+    assert r.kind == "illegal" and r.message.startswith("it is white's turn, but black played e4:-d4"), r.message
+
+
+def test_cli_infer_json_and_text(cli, tmp_path) -> None:
+    board = new_game("accasta")
+    obs = tmp_path / "obs.json"
+    obs.write_text(json.dumps({"points": _after_text(board, "b4:2-c5"), "confidence": {"a1": 0.9}}))
+    run = cli("rules", "infer", "--game", "accasta", "--observation", obs, "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["kind"] == "turn" and out["turn"] == "b4:2-c5" and out["may_continue"] is False
+    assert set(out) >= {"kind", "turn", "may_continue", "candidates", "differences", "message"}
+    record = tmp_path / "game.txt"
+    record.write_text("1. b4:2-c5\n")
+    run = cli("rules", "infer", "--game", "accasta", "--record", record, "--observation", obs)
+    assert run.returncode == 0 and run.stdout.startswith("unchanged"), run.stdout
+
+
+def test_cli_infer_rejects_bad_observations(cli, tmp_path) -> None:
+    bad = tmp_path / "bad.json"
+    for content, words in [("{not json", "not a JSON file"), ('{"points": {"z9": "w"}}', "no point 'z9'"),
+                           ('{"points": {"a1": "wx"}}', "w, b and ?"),
+                           ('{"points": {}, "confidence": {"a1": 2}}', "from 0 to 1")]:
+        bad.write_text(content)
+        run = cli("rules", "infer", "--game", "accasta", "--observation", bad)
+        assert run.returncode == 2 and words in run.stderr, run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1

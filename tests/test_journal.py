@@ -1,0 +1,85 @@
+"""The game journal: durable, checked, resumable, and never silently overwritten."""
+
+import pytest
+
+from rules import new_game
+from rules.record import parse_record
+from tacticblue.journal import Journal, JournalError, export_record, read_journal, replay_journal
+
+ACCASTA = ["b4:2-c5", "e4:+e3", "a4:3-b4", "f2:+f3,+e3", "b2:2+c3"]
+
+
+def _journal_with(path, turns, game="accasta"):
+    j = Journal.create(path, game)
+    for ply, t in enumerate(turns, 1):
+        j.turn(ply, t, t=ply * 10.0)
+    return j
+
+
+def test_turns_are_on_disk_as_soon_as_they_are_written(tmp_path):
+    path = tmp_path / "game.jsonl"
+    j = _journal_with(path, ACCASTA[:3])
+    # read while still open, as after a crash
+    assert read_journal(path).turns == ACCASTA[:3]
+    j.undo(3)
+    j.turn(3, ACCASTA[2])
+    j.close()
+    contents = read_journal(path)
+    assert contents.game == "accasta" and contents.turns == ACCASTA[:3]
+    assert replay_journal(contents).visible() == _board_after(ACCASTA[:3]).visible()
+
+
+def _board_after(turns, game="accasta"):
+    b = new_game(game)
+    for t in turns:
+        b.push_notation(t)
+    return b
+
+
+def test_resume_continues_after_a_write_cut_off_by_a_crash(tmp_path):
+    path = tmp_path / "game.jsonl"
+    _journal_with(path, ACCASTA[:2]).close()
+    with open(path, "a") as f:
+        f.write('{"type": "turn", "ply": 3, "tu')  # power cut mid-write
+    j, contents = Journal.resume(path)
+    assert contents.turns == ACCASTA[:2] and contents.torn_tail is not None
+    assert (tmp_path / "game.jsonl.torn").read_text().startswith('{"type": "turn"')
+    j.turn(3, ACCASTA[2])
+    j.close()
+    assert read_journal(path).turns == ACCASTA[:3]
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda lines: lines[:1] + ["{not json"] + lines[1:], "line 2: corrupt"),
+    (lambda lines: [lines[0].replace('"version": 1', '"version": 7')] + lines[1:], "version 7"),
+    (lambda lines: lines + ['{"type": "turn", "ply": 4, "turn": "d4:-d5"}'], "line 4"),
+    (lambda lines: lines[1:], "no header"),
+])
+def test_damaged_journals_are_refused_with_the_reason_and_left_untouched(tmp_path, damage, message):
+    path = tmp_path / "game.jsonl"
+    _journal_with(path, ACCASTA[:2]).close()
+    text = "\n".join(damage(path.read_text().splitlines())) + "\n"
+    path.write_text(text)
+    with pytest.raises(JournalError, match=message):
+        Journal.resume(path)
+    assert path.read_text() == text
+
+
+def test_a_new_journal_never_overwrites_an_existing_file(tmp_path):
+    path = tmp_path / "game.jsonl"
+    path.write_text("precious\n")
+    with pytest.raises(JournalError, match="exists already"):
+        Journal.create(path, "accasta")
+    assert path.read_text() == "precious\n"
+    with pytest.raises(JournalError, match="not a tacticblue journal"):
+        read_journal(path)
+
+
+def test_export_writes_the_games_own_record_format(tmp_path):
+    board = _board_after(ACCASTA)
+    text = export_record(board, "White concedes.")
+    assert parse_record(text).turns == ACCASTA
+    dame = _board_after(["32-28", "19-23", "28x19", "14x23"], "dame100")
+    pdn = export_record(dame)
+    assert "32-28" in pdn and "28x19" in pdn
+    assert new_game("dame100").read_record(pdn).turns == ["32-28", "19-23", "28x19", "14x23"]

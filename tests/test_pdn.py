@@ -1,0 +1,177 @@
+"""PDN games in and out for Dame 100: the real collection, round trips, odd input, the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from rules import IllegalTurn
+from rules.dame import Dame100
+from rules.pdn import (
+    START_FEN, PdnRecord, board_fen, board_from_fen, iter_games, normalise_fen, parse_fen, read_game, read_games,
+    replay, write_game, write_games,
+)
+from rules.record import RecordError
+
+
+@pytest.fixture(scope="module")
+def real_text(shared) -> str:
+    return (shared / "draughts-games" / "nk2003-amsterdam.pdn").read_text(encoding="utf-8")
+
+
+def test_every_real_game_replays_to_its_recorded_end(real_text):
+    games = read_games(real_text)
+    assert len(games) == 33
+    assert games[0].tags["White"] == "Gerard Jansen" and games[0].result == "1/2-1/2"
+    assert games[-1].turns == [] and games[-1].tags["Result"] == "1-0"
+    for game in games:
+        board = replay(game)
+        assert board.ply == len(game.turns)
+        assert board.material() == {"w": 20, "b": 20}
+        # every game ended by agreement or resignation, none by the rules
+        assert board.outcome() is None, game.tags
+
+
+def test_real_games_round_trip(real_text):
+    games = read_games(real_text)
+    text = write_games(games)
+    again = read_games(text)
+    assert write_games(again) == text
+    assert [g.turns for g in again] == [g.turns for g in games]
+    assert [g.tags for g in again] == [dict(g.tags, GameType=g.tags.get("GameType", "20")) for g in games]
+
+
+def test_record_interface_reads_the_first_game_and_writes_pdn(real_text):
+    record = Dame100.read_record(real_text)
+    assert record.turns[:3] == ["33-29", "17-22", "39-33"]
+    assert Dame100.write_record(record) == write_game(record)
+
+
+def _random_record(seed: int) -> PdnRecord:
+    rng = random.Random(seed)
+    board = Dame100()
+    record = PdnRecord(turns=[], tags={"Event": 'Club "open" \\ 2026', "White": "Ann", "Black": "Bob"},
+                       comments=["opening lesson"])
+    while board.legal_turns() and board.ply < 300:
+        turn = rng.choice(board.legal_turns())
+        record.turns.append(board.turn_notation(turn))
+        if rng.random() < 0.05:
+            record.move_comments[len(record.turns) - 1] = [f"note {board.ply}"]
+        board.push(turn)
+    outcome = board.outcome()
+    record.result = None if outcome is None else "1-1" if outcome.draw else "2-0" if outcome.winner == "w" else "0-2"
+    return record
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_written_games_read_back_to_the_same_text_and_game(seed):
+    record = _random_record(seed)
+    text = write_game(record)
+    back = read_game(text)
+    assert write_game(back) == text
+    assert (back.turns, back.tags, back.comments, back.move_comments, back.result) == (
+        record.turns, dict(record.tags, Result=record.result or "*", GameType="20"), record.comments,
+        record.move_comments, record.result)
+    assert all(len(line) <= 79 for line in text.splitlines())
+    assert board_fen(replay(back)) == board_fen(replay(record))
+
+
+def test_reader_skips_variations_nags_marks_and_escapes():
+    text = """% exported by hand\r
+[Event "x"]\r
+\r
+1. 32-28! 19-23 $3 (1... 18-23 {a (bracket) comment} 2. 28x19) 2. 28x19?? {forced} 2... 14x23 ; rest
+3. 33-28 1-1"""
+    game = read_game(text)
+    assert game.turns == ["32-28", "19-23", "28x19", "14x23", "33-28"]
+    assert game.move_comments == {2: ["forced"]} and game.result == "1-1"
+
+
+def test_several_games_without_tags_and_every_result():
+    text = " ".join(f"1. 32-28 {r}" for r in ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*"))
+    games = list(iter_games(text))
+    assert [g.result for g in games] == ["2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", None]
+    assert all(g.turns == ["32-28"] for g in games)
+
+
+def test_captures_with_colon_spaces_and_algebraic_squares():
+    game = read_game("1. d4-e5 19 - 23 2. 28:19 14x23 *")
+    assert [replay(game).move_stack[i].path for i in range(4)] == [(32, 28), (19, 23), (28, 19), (14, 23)]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("1. 32-28 19-23 2. hello", "line 1: cannot read 'hello'"),
+    ("[Event \"x\"]\n\n1. 32-28 (2. 33-29", "never closed"),
+    ("1. 32-28 ) 19-23", "closes no variation"),
+    ("", "no PDN game"),
+])
+def test_unreadable_pdn_is_named(text, message):
+    with pytest.raises(RecordError, match=message):
+        read_game(text)
+
+
+def test_illegal_and_ambiguous_moves_are_named():
+    with pytest.raises(IllegalTurn, match=r"move 3 \(33-29\).*capturing is compulsory"):
+        replay(read_game("1. 32-28 19-23 2. 33-29 *"))
+    game = read_game('[FEN "W:WK46:B29,33,37,43"]\n\n1. 46x48 *')
+    with pytest.raises(IllegalTurn, match=r"move 1 \(46x48\).*ambiguous.*46x23x34x48"):
+        replay(game)
+    with pytest.raises(RecordError, match="set-up position"):
+        Dame100.read_record('[FEN "W:WK46:B29,33,37,43"]\n\n1. 46x48 *')
+
+
+def test_fen_positions():
+    assert normalise_fen(START_FEN) == START_FEN
+    assert normalise_fen("W:W31-50:B1-20") == START_FEN
+    assert board_fen(Dame100()) == START_FEN
+    board = board_from_fen("B:WK5,28:B23,K50.")
+    assert board.turn == "b" and board["j10"] == "ww" and board["e5"] == "w" and board["i1"] == "bb"
+    assert parse_fen(board_fen(board)) == ({5: "ww", 28: "w", 23: "b", 50: "bb"}, "b")
+    for bad in ("X:W1", "W:W51", "W:W1,1", "W:Wq"):
+        with pytest.raises(RecordError):
+            parse_fen(bad)
+
+
+def test_game_from_a_set_up_position_starting_with_black():
+    game = read_game('[FEN "B:W28:B12"]\n\n1... 12-18 2. 28-22 *')
+    assert board_fen(replay(game)) == "B:W22:B18"
+    text = write_game(game)
+    assert "1... 12-18 2. 28-22 *" in text and write_game(read_game(text)) == text
+
+
+def test_cli_replays_a_real_pdn_game(cli, real_text, tmp_path):
+    path = tmp_path / "games.pdn"
+    path.write_text(real_text, encoding="utf-8")
+    run = cli("rules", "replay", str(path), "--game", "dame100", "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert len(out["turns"]) == 81 and out["turns"][-1] == "36x27"
+    assert out["result"]["draw"] is True and out["to_move"] is None  # agreed drawn, as recorded
+    assert sum(v == "w" for v in out["final"].values()) == 8 == sum(v == "b" for v in out["final"].values())
+
+
+def test_cli_names_the_bad_move_in_a_pdn(cli, tmp_path):
+    path = tmp_path / "bad.pdn"
+    path.write_text('[Event "x"]\n\n1. 32-28 19-23 2. 33-29 28x19 *\n', encoding="utf-8")
+    run = cli("rules", "replay", str(path), "--game", "dame100")
+    assert run.returncode == 1
+    assert "turn 2 (white) '33-29'" in run.stderr and "28x19" in run.stderr  # move 2 of the record
+
+
+def test_cli_moves_and_perft(cli):
+    run = cli("rules", "moves", "--game", "dame100", "--json")
+    assert run.returncode == 0 and len(json.loads(run.stdout)) == 9
+    run = cli("rules", "perft", "--game", "dame100", "--depth", "4", "--json")
+    assert [json.loads(line)["nodes"] for line in run.stdout.splitlines()] == [9, 81, 658, 4265]
+
+
+def test_the_bundled_sample_replays_to_a_black_win_with_kings():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "samples" / "records" / "dame100.pdn").read_text(encoding="utf-8")
+    game = read_game(text)
+    board = replay(game)
+    assert game.result == "0-1"
+    assert "bb" in board.stacks and write_game(game) == text

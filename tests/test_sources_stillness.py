@@ -1,0 +1,84 @@
+"""Frame sources (real video files and folders) and the stillness detector."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tacticblue.sources import FolderSource, SourceError, open_source
+from tacticblue.stillness import StillnessDetector
+
+
+def _scene(t: int, hand_at: int | None, brightness: int = 0) -> np.ndarray:
+    """A textured 'board' with an optional bright blob (a hand) at column hand_at."""
+    rng = np.random.default_rng(7)
+    img = (rng.integers(60, 200, (360, 640, 3))).astype(np.uint8)
+    img = cv2.GaussianBlur(img, (9, 9), 0)
+    img = cv2.add(img, np.full_like(img, brightness)) if brightness >= 0 else cv2.subtract(img, np.full_like(img, -brightness))
+    if hand_at is not None:
+        cv2.ellipse(img, (hand_at, 200), (70, 40), 0, 0, 360, (120, 160, 220), -1)
+    return img
+
+
+def _write_video(path: Path, frames: list[np.ndarray], fps: float = 30.0) -> None:
+    h, w = frames[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
+    assert writer.isOpened()
+    for f in frames:
+        writer.write(f)
+    writer.release()
+
+
+def test_video_source_yields_every_frame_with_times_and_says_why_it_ended(tmp_path):
+    frames = [_scene(i, 100 + 10 * i) for i in range(20)]
+    _write_video(tmp_path / "v.mp4", frames, fps=20)
+    src = open_source(str(tmp_path / "v.mp4"))
+    got = list(src)
+    assert len(got) == 20
+    assert got[10].t == pytest.approx(0.5)
+    assert src.ended_by == "end of video"
+    assert got[0].image.shape == (360, 640, 3)
+
+
+def test_folder_source_reads_frames_in_name_order(tmp_path):
+    for i in (2, 0, 1):
+        cv2.imwrite(str(tmp_path / f"{i:04d}.png"), _scene(i, None, brightness=i * 40))
+    frames = list(FolderSource(tmp_path, fps=10))
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert frames[2].image.mean() > frames[0].image.mean()
+
+
+def test_bad_sources_give_clear_errors(tmp_path):
+    with pytest.raises(SourceError, match="no such video"):
+        open_source(str(tmp_path / "missing.mp4"))
+    (tmp_path / "junk.mp4").write_bytes(b"not a video at all")
+    with pytest.raises(SourceError, match="cannot open"):
+        open_source(str(tmp_path / "junk.mp4"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceError, match="no image files"):
+        open_source(str(tmp_path / "empty"))
+
+
+def test_stillness_waits_for_the_settle_time_and_ignores_flicker():
+    det = StillnessDetector(settle_s=0.4)
+    fps = 30
+    states = []
+    # a hand moves for 1 s, leaves, then the board is still with light flicker.
+    for i in range(60):
+        t = i / fps
+        hand = 100 + 15 * i if i < 30 else None
+        flicker = int(8 * np.sin(i)) if i >= 30 else 0
+        states.append(det.update(_scene(i, hand, flicker), t))
+    assert not any(states[:30])
+    first_still = states.index(True)
+    # still from frame 31 (frame 30 differs from 29: the hand left), settled 0.4 s later
+    assert 30 + 0.4 * fps <= first_still <= 30 + 0.4 * fps + 2
+    assert all(states[first_still:])
+
+
+def test_new_motion_after_a_still_board_is_not_still():
+    det = StillnessDetector(settle_s=0.2)
+    assert not det.update(_scene(0, None), 0.0)
+    assert det.update(_scene(0, None), 0.3)
+    assert not det.update(_scene(0, 300), 0.33)  # a hand comes in
