@@ -37,7 +37,7 @@ How it works (nothing depends on the board's colours: only on its printed lines)
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
    0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
 3. **Verify.** The fit is accepted only if the board looks plausible (in front of the
-   camera, convex, seen from above), 80 % of it is in the picture, 45 % of the probes
+   camera, convex, seen from above), 80 % of it is in the picture, 50 % of the probes
    see a sharp edge within 1.5 px of their line in at least three quarters of the board,
    and it beats the grid moved by one line in any direction; otherwise
    :class:`BoardNotFound`.  The pose must also explain the crossings to within 3 px.
@@ -67,7 +67,7 @@ from vision.board_model import BoardModel, board_model
 
 OUTLINE_WIDTH = 640
 """Frames are searched for outlines at this width (pixels)."""
-MIN_SUPPORT = 0.45
+MIN_SUPPORT = 0.5
 """Fraction of the probes inside the image that must see their line for a board to count."""
 FINAL_RADIUS = 3.0
 """Search window (px) of the last lock-on rounds."""
