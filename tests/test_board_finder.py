@@ -27,9 +27,10 @@ class Shot:
     points: dict[str, str]
 
 
-def _shoot(game: str, index: int, azimuth_deg: float, elevation_deg: float) -> Shot:
+def _shoot(game: str, index: int, azimuth_deg: float, elevation_deg: float,
+           points: dict[str, str] | None = None) -> Shot:
     rng = sample_rng(game, 77, index)
-    scene = random_scene(game, rng, size=(1280, 720))
+    scene = random_scene(game, rng, points=points, size=(1280, 720))
     info = game_info(game)
     tallest = max(1, *map(len, scene.points.values())) * scene.spec.piece_height_mm
     rig = RigRange(elevation_deg=(elevation_deg, elevation_deg))
@@ -139,3 +140,20 @@ def test_cli_board_show_and_manual_corners(cli, square_shot, tmp_path):
     cv2.imwrite(str(blank), np.full((720, 1280, 3), 200, np.uint8))
     r = cli("calibrate", "board", blank, "--board", "hex")
     assert r.returncode == 2 and "board not found" in r.stderr and "--corners" in r.stderr
+
+
+def test_the_start_position_shows_whites_side_even_with_the_camera_behind_black(cli, tmp_path):
+    from rules import new_game
+
+    game = new_game("accasta")
+    shot = _shoot("accasta", 3, 90 + 10, 45, dict(zip(game.geometry.names, game.stacks)))
+    image = tmp_path / "start.png"
+    cv2.imwrite(str(image), shot.image)
+    camera = tmp_path / "camera.json"
+    camera.write_text(json.dumps(shot.truth.camera.to_dict()))
+    r = cli("calibrate", "board", image, "--game", "accasta", "--camera", camera, "-o", tmp_path / "b.json", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["orientation_from"] == "pieces"
+    from calibration.board_file import load_calibration
+
+    assert point_errors(load_calibration(tmp_path / "b.json").pose, shot).max() < 4.0

@@ -37,7 +37,7 @@ How it works (nothing depends on the board's colours: only on its printed lines)
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
    0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
 3. **Verify.** The fit is accepted only if the board looks plausible (in front of the
-   camera, convex, seen from above), 80 % of it is in the picture, 45 % of the probes
+   camera, convex, seen from above), 80 % of it is in the picture, 50 % of the probes
    see a sharp edge within 1.5 px of their line in at least three quarters of the board,
    and it beats the grid moved by one line in any direction; otherwise
    :class:`BoardNotFound`.  The pose must also explain the crossings to within 3 px.
@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator, Mapping, Sequence
 
 import cv2
@@ -66,7 +67,7 @@ from vision.board_model import BoardModel, board_model
 
 OUTLINE_WIDTH = 640
 """Frames are searched for outlines at this width (pixels)."""
-MIN_SUPPORT = 0.45
+MIN_SUPPORT = 0.5
 """Fraction of the probes inside the image that must see their line for a board to count."""
 FINAL_RADIUS = 3.0
 """Search window (px) of the last lock-on rounds."""
@@ -380,7 +381,7 @@ def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
     small = cv2.GaussianBlur(small, (5, 5), 0)
     chans = cv2.split(small) if small.ndim == 3 else [small]
-    meds = [float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0)))) + 4 for ch in chans]
+    meds = [float(np.median(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0))[::3, ::3])) + 4 for ch in chans]
     area_img = small.shape[0] * small.shape[1]
     hulls = []
     for gain in (1.0, 2.5, 6.0):
@@ -616,7 +617,15 @@ def undistort(image: np.ndarray, camera: CameraModel | None) -> np.ndarray:
     """The frame with lens distortion removed (same K), or the frame itself if there is none."""
     if camera is None or not np.any(camera.dist):
         return image
-    return cv2.undistort(image, camera.K, camera.dist)
+    mx, my = _undistort_maps(camera.K.tobytes(), camera.dist.tobytes(), camera.image_size)
+    return cv2.remap(image, mx, my, cv2.INTER_LINEAR)
+
+
+@lru_cache(maxsize=4)
+def _undistort_maps(K: bytes, dist: bytes, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """OpenCV's undistortion maps for one camera (built once: a video keeps its camera)."""
+    Km = np.frombuffer(K).reshape(3, 3)
+    return cv2.initUndistortRectifyMap(Km, np.frombuffer(dist), None, Km, size, cv2.CV_16SC2)
 
 
 def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> float:
