@@ -94,9 +94,17 @@ def test_a_hand_over_the_board_makes_the_frame_unreadable():
 
 def test_a_blurred_frame_is_not_readable():
     image, truth = sample("dame-kings")
-    reading = StackReader("dame100", pose_from_truth(truth)).read(cv2.GaussianBlur(image, (0, 0), 6))
+    reading = StackReader("dame100", pose_from_truth(truth)).read(cv2.GaussianBlur(image, (0, 0), 9))
     assert not reading.readable and "blurred" in (reading.reason or "")
     assert reading.observation.points == {}
+
+
+def test_a_softly_blurred_frame_is_read_with_less_confidence():
+    image, truth = sample("dame-kings")
+    reader = StackReader("dame100", pose_from_truth(truth))
+    sharp, soft = reader.read(image).observation, reader.read(cv2.GaussianBlur(image, (0, 0), 4)).observation
+    assert np.mean(list(soft.confidence.values())) < 0.8 * np.mean(list(sharp.confidence.values()))
+    assert all(soft.conf(p) < 0.7 for p, s in soft.points.items() if s != truth["points"][p])
 
 
 def test_points_out_of_view_are_not_read_and_the_rest_are():

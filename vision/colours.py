@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIN_RATIO = 1.6
+MIN_RATIO = 1.3
 """Two brightness groups at least this far apart (a factor) ..."""
 MIN_SEPARATION = 1.5
 """... and this many times their spreads apart are two colours; otherwise one colour."""

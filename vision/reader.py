@@ -25,8 +25,10 @@ from vision.colours import ColourModel, brightness, reference_brightness
 from vision.hands import hand_mask
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, read_heights
 
-MIN_SHARPNESS = 0.08
+MIN_SHARPNESS = 0.065
 """Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read."""
+SURE_SHARPNESS = 0.1
+"""Between the two, every confidence is lowered in proportion: edges are soft, heights less sure."""
 MIN_IN_VIEW = 0.6
 """A point with less of its samples inside the frame than this is not read."""
 FLAT_SIDE_PX = 1.5
@@ -74,6 +76,7 @@ class StackReader:
         if frame.sharpness < MIN_SHARPNESS:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")
+        blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
         hand = hand_mask(image, model.pose)
         hidden = None
         if hand.any():
@@ -113,7 +116,7 @@ class StackReader:
                     stack += "?"
                     conf *= 0.5
             points[name] = stack
-            confidence[name] = conf * min(1.0, in_view / 0.9)
+            confidence[name] = conf * min(1.0, in_view / 0.9) * blur
         if hand.any():
             return Reading(self.game, Observation(points, confidence), False, "a hand is over the board")
         return Reading(self.game, Observation(points, confidence), True)
