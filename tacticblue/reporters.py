@@ -30,14 +30,15 @@ LABELS = {"turn": "TURN", "partial": "in progress", "ambiguous": "AMBIGUOUS", "i
 
 
 def format_event(event: Event) -> str:
-    """One terminal line: ``  12.4s  TURN 3: white played b4:2-c5``.
+    """One terminal line: ``  12.4s  TURN 2: black played e4:+e3``, numbered as the game's
+    record numbers its turns (White's and Black's turn share a number).
 
-    >>> format_event(Event(12.36, "turn", "white played b4:2-c5", "b4:2-c5", 3))
-    '  12.4s  TURN 3: white played b4:2-c5'
+    >>> format_event(Event(12.36, "turn", "black played e4:+e3", "e4:+e3", ply=4, number=2))
+    '  12.4s  TURN 2: black played e4:+e3'
     """
     label = LABELS.get(event.event, event.event)
     if event.event == "turn":
-        label += f" {event.ply}"
+        label += f" {event.number if event.number is not None else event.ply}"
     return f"{event.t:6.1f}s  {label}: {event.message}"
 
 

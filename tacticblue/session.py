@@ -33,6 +33,7 @@ from typing import Any, Iterable, Protocol
 from rules import Board
 from rules.base import COLOUR_NAMES
 from rules.infer import GameState, Inference, Observation, played_changes
+from rules.record import turn_number
 from tacticblue.journal import Journal
 from tacticblue.sources import Frame
 from tacticblue.stillness import StillnessDetector
@@ -49,13 +50,15 @@ class Event:
     message: str
     turn: str | None = None
     ply: int | None = None
-    """The number of turns played after this event."""
+    """The number of turns played after this event (for a turn: up to and including it)."""
+    number: int | None = None
+    """A turn's number as the game's record prints it (White's and Black's turns share one)."""
     data: dict[str, Any] = field(default_factory=dict)
     """Extras for screens: ``candidates``, ``put_back`` (point -> stack), ``targets``, ``result``."""
 
     def to_json(self) -> dict[str, Any]:
         return {"t": round(self.t, 3), "event": self.event, "turn": self.turn, "message": self.message,
-                "ply": self.ply, **self.data}
+                "ply": self.ply, **({"number": self.number} if self.number is not None else {}), **self.data}
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,8 @@ class Session:
             message = f"{mover} played {note}"
             if passed:
                 message = f"{mover} passed"
-            events.append(self._event(t, "turn", message, note))
+            events.append(self._event(t, "turn", message, note, ply=replay.ply,
+                                      number=turn_number(replay.ply - 1, replay.first_player)))
         if events:
             self._pending_shown = None
         return events
@@ -328,8 +332,8 @@ class Session:
         return COLOUR_NAMES[self.board.turn]
 
     def _event(self, t: float, kind: str, message: str, turn: str | None = None,
-               data: dict[str, Any] | None = None) -> Event:
-        event = Event(t, kind, message, turn, self.board.ply, data or {})
+               data: dict[str, Any] | None = None, *, ply: int | None = None, number: int | None = None) -> Event:
+        event = Event(t, kind, message, turn, self.board.ply if ply is None else ply, number, data or {})
         self.last = event
         return event
 
