@@ -94,7 +94,7 @@ class StackReader:
                 elif ps.side_px < FLAT_SIDE_PX or len(idx) < HIDDEN_LAYER * len(ps.front[k]):
                     continue
                 if len(idx):
-                    levels[(i, k)] = float(np.median(brightness(frame.colour[s + idx])))
+                    levels[(i, k)] = float(np.percentile(brightness(frame.colour[s + idx]), 30))
         colours = ColourModel.fit(np.array(list(levels.values())), reference_brightness(frame))
         points: dict[str, str] = {}
         confidence: dict[str, float] = {}
