@@ -65,7 +65,8 @@ def main() -> None:
         for seed, game in enumerate(("abande", "attangle", "dame100"), 11):
             render(args.out, f"{game}-game", game, rulebook_turns(game), seed=seed, size=(320, 180), fps=8)
     elif args.demo:
-        render(args.out, "accasta-rulebook", "accasta", rulebook_turns("accasta"), seed=1, size=(480, 270), fps=8)
+        # Large enough for the real pipeline (board finding, stack reading): the demo reads the pictures.
+        render(args.out, "accasta-rulebook", "accasta", rulebook_turns("accasta"), seed=1, size=(1280, 720), fps=8)
     else:
         render(args.out, "accasta-opening", "accasta", rulebook_turns("accasta")[:4], seed=3, size=(320, 180),
                fps=10)

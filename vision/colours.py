@@ -1,8 +1,8 @@
 """What a white disc and a black disc look like in this frame.
 
 Lighting, white balance and exposure change from frame to frame, so the reader does
-not use fixed colours: it gathers the colour of every layer it found (the median of
-the layer's side facing the camera, so a highlight or a groove does not decide) and
+not use fixed colours: it gathers the colour of every layer it found (a low percentile
+of the layer's side facing the camera, so a highlight or a groove does not decide) and
 splits them into two groups by brightness on a log scale, where a shadow darkens a
 disc by a factor, not by an amount.  A shadowed white disc stays far brighter than a
 black one (the albedos differ some tenfold), so the split falls between the two
