@@ -107,6 +107,10 @@ class StackReader:
                 confidence[name] = 0.0
                 continue
             stack, conf = "", float(prob[i])
+            if heights[i] == 0:
+                # The board at the point seen is what says "empty"; where nearer stacks hide it,
+                # only the missing outlines do, and they may have been hidden too.
+                conf *= float(masks[i][ps.cap[0]].mean())
             for k in range(int(heights[i])):
                 if (i, k) in levels:
                     c, cc = colours.colour(levels[(i, k)])
