@@ -404,6 +404,22 @@ def test_whole_sample_games_on_rendered_video_are_recorded_exactly(cli, tmp_path
     assert read_journal(tmp_path / "j").turns == turns
 
 
+def test_a_filmed_opening_is_read_by_vision_and_recorded_exactly(cli, tmp_path):
+    """The whole product on a 1280x720 film (``tools/render_live_videos.py --vision``): the board
+    found in the first frames, hands waited out, every settled board read by the stack reader and
+    refereed.  No ground truth is used; the truth file only says what was played."""
+    game = "accasta"
+    video = ROOT / "tests" / "data" / "live" / f"{game}-opening-720.mp4"
+    truth = json.loads(video.with_suffix(".json").read_text())
+    out = cli("replay", video, "--game", game, "--json", "--journal", tmp_path / "j", "--record", tmp_path / "r")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert [e for e in evs if e["event"] in ("illegal", "takeback")] == []
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == truth["turns"]
+    assert read_journal(tmp_path / "j").turns == truth["turns"]
+    assert new_game(game).read_record((tmp_path / "r").read_text()).turns == truth["turns"]
+
+
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):
     from test_panel_emulator import Emulator
 
