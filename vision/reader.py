@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,20 @@ MIN_IN_VIEW = 0.6
 """A point with less of its samples inside the frame than this is not read."""
 FLAT_SIDE_PX = 1.5
 """A layer's side shorter than this (pixels, camera straight above) shows no colour."""
+HEIGHT_BLUR_PX = 1.5
+"""How fast heights become readable as a layer's side grows (pixels): adjacent heights' rims
+are one side apart, and edges are smeared over a pixel or two, so on rendered scenes of the
+stacking games heights were wrong on 69% of stacks whose layer side looks 1.5-2.5 px tall,
+24% at 2.5-3.5 px, 15% at 3.5-5 px and 3-6% above.  See :func:`height_reliability`."""
+
+
+def height_reliability(side_px: float) -> float:
+    """How far a stack's height can be trusted when one layer's side looks ``side_px`` tall.
+
+    >>> [round(height_reliability(x), 2) for x in (1.0, 2.0, 3.0, 5.0, 10.0)]
+    [0.0, 0.41, 0.7, 0.92, 1.0]
+    """
+    return 1.0 - math.exp(-max(side_px - FLAT_SIDE_PX + 0.3, 0.0) / HEIGHT_BLUR_PX)
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,8 @@ class StackReader:
                 confidence[name] = 0.0
                 continue
             stack, conf = "", float(prob[i])
+            if heights[i] and model.max_height > 1:
+                conf *= height_reliability(ps.side_px)  # a man or a king, 3 or 4 high
             if heights[i] == 0:
                 # The board at the point seen is what says "empty"; where nearer stacks hide it,
                 # only the missing outlines do, and they may have been hidden too.
