@@ -10,6 +10,10 @@ colours, not between lit and shadowed discs.  When every disc in view has one co
 the two groups are not well apart, and the level compared with the frame's brightest
 surfaces (``reference``: white discs or the board) decides.
 
+Top faces and sides are lit differently (the lamp is above: a glossy black top can look
+grey while its side stays dark), so the reader fits one model to the tops and one to the
+sides and adds a disc's two scores (:func:`decide`).
+
 >>> model = ColourModel.fit(np.array([0.9, 0.85, 0.4, 0.05, 0.06, 0.08]), reference=0.9)
 >>> [model.colour(v)[0] for v in (0.8, 0.3, 0.07)]
 ['w', 'w', 'b']
@@ -77,7 +81,20 @@ class ColourModel:
             return single
         return cls(0.5 * (lo + hi), max(0.25 * (hi - lo), 0.2))
 
+    def score(self, level: float) -> float:
+        """How white a brightness level is: above 0 white, below 0 black, in units of the spread.
+        Scores of one disc seen in different ways (top face, side) add up."""
+        return (math.log(max(level, 1e-3)) - self.split) / self.spread
+
     def colour(self, level: float) -> tuple[str, float]:
         """``"w"`` or ``"b"`` for a brightness level, and a confidence 0.5..1."""
-        d = (math.log(max(level, 1e-3)) - self.split) / self.spread
-        return ("w" if d >= 0 else "b"), 0.5 + 0.5 * math.tanh(abs(d))
+        return decide(self.score(level))
+
+
+def decide(score: float) -> tuple[str, float]:
+    """``"w"`` or ``"b"`` for a :meth:`ColourModel.score` (or a sum of them), and a confidence 0.5..1.
+
+    >>> decide(-2.0)[0], round(decide(-2.0)[1], 2), decide(0.1)[0]
+    ('b', 0.98, 'w')
+    """
+    return ("w" if score >= 0 else "b"), 0.5 + 0.5 * math.tanh(abs(score))

@@ -22,7 +22,7 @@ import rules
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
 from rules.infer import Observation
-from vision.colours import ColourModel, brightness, reference_brightness
+from vision.colours import ColourModel, brightness, decide, reference_brightness
 from vision.hands import hand_mask
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, read_heights
 
@@ -98,19 +98,22 @@ class StackReader:
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             hidden = hand[px[:, 1], px[:, 0]]
         heights, prob, masks = read_heights(model, frame, hidden)
-        levels: dict[tuple[int, int], float] = {}
+        tops: dict[int, float] = {}
+        sides: dict[tuple[int, int], float] = {}
         for i, hgt in enumerate(heights):
             ps, s = model.points[i], model.starts[i]
+            cap = ps.cap[hgt][masks[i][ps.cap[hgt]]] if hgt else ()
+            if len(cap):
+                tops[i] = _level(frame, s + cap)
+            if ps.side_px < FLAT_SIDE_PX:
+                continue
             for k in range(hgt):
                 idx = ps.front[k][masks[i][ps.front[k]]]
-                if k == hgt - 1:
-                    cap = ps.cap[hgt][masks[i][ps.cap[hgt]]]
-                    idx = cap if ps.side_px < FLAT_SIDE_PX else np.concatenate([idx, cap])
-                elif ps.side_px < FLAT_SIDE_PX or len(idx) < HIDDEN_LAYER * len(ps.front[k]):
-                    continue
-                if len(idx):
-                    levels[(i, k)] = float(np.percentile(brightness(frame.colour[s + idx]), 30))
-        colours = ColourModel.fit(np.array(list(levels.values())), reference_brightness(frame))
+                if len(idx) and len(idx) >= HIDDEN_LAYER * len(ps.front[k]):
+                    sides[(i, k)] = _level(frame, s + idx)
+        reference = reference_brightness(frame)
+        top_colours = ColourModel.fit(np.array(list(tops.values())), reference)
+        side_colours = ColourModel.fit(np.array(list(sides.values())), reference)
         points: dict[str, str] = {}
         confidence: dict[str, float] = {}
         for i, name in enumerate(names):
@@ -129,8 +132,12 @@ class StackReader:
                 # only the missing outlines do, and they may have been hidden too.
                 conf *= float(masks[i][ps.cap[0]].mean())
             for k in range(int(heights[i])):
-                if (i, k) in levels:
-                    c, cc = colours.colour(levels[(i, k)])
+                top = k == heights[i] - 1 and i in tops
+                if top or (i, k) in sides:
+                    score = top_colours.score(tops[i]) if top else 0.0
+                    if (i, k) in sides:  # a short side shows the board or the next layer too
+                        score += height_reliability(ps.side_px) * side_colours.score(sides[(i, k)])
+                    c, cc = decide(score)
                     stack += c
                     conf *= cc
                 else:
@@ -141,6 +148,12 @@ class StackReader:
         if hand.any():
             return Reading(self.game, Observation(points, confidence), False, "a hand is over the board")
         return Reading(self.game, Observation(points, confidence), True)
+
+
+def _level(frame: FrameSamples, samples: np.ndarray) -> float:
+    """The brightness of a disc's face from its samples: a low percentile, so that a lamp's
+    highlight on a glossy disc does not make it white."""
+    return float(np.percentile(brightness(frame.colour[samples]), 30))
 
 
 def draw_reading(image: np.ndarray, pose: BoardPose, geometry: Geometry, reading: Reading) -> np.ndarray:
