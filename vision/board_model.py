@@ -14,6 +14,8 @@ printed) so that they see the line itself.
 (6, 37, 3)
 >>> board_model("square").keypoints.shape
 (121, 2)
+>>> int(m.line_direction.max()) + 1, int(board_model("square").line_direction.max()) + 1
+(3, 2)
 """
 
 from __future__ import annotations
@@ -41,12 +43,20 @@ class BoardModel:
     on_border: np.ndarray
     """S booleans: which samples lie on the printed border (its distance from the grid
     varies between printings, so the final fit leaves it out)."""
+    line_direction: np.ndarray
+    """L indices: which direction each line runs in (0..2 on the hex side, 0..1 on the square
+    side).  A grid sheared or slid along one direction still matches the lines of the others,
+    so a fit must be seen in every direction."""
     keypoints: np.ndarray
     """P x 2 points where two or more lines cross (hex points, square cell corners)."""
     keypoint_lines: np.ndarray
     """P x 2 indices of two lines crossing at each keypoint."""
     outline: np.ndarray
     """N x 2 corners of the printed border, counter-clockwise (as :func:`board_outline_mm`)."""
+    grid_outline: np.ndarray
+    """N x 2 corners of the outermost grid lines (the cells' edge on the square side, the
+    outer ring of points on the hex side), in the order of ``outline``: where the border's
+    outer edge melts into the table, this is often the outline that is seen."""
     white_edge: np.ndarray
     """Midpoint of White's edge of the border (the edge at -y)."""
     spacing_mm: float
@@ -83,6 +93,7 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
             segments.append((np.array(pos[a]), np.array(pos[b]), (0.36, 0.5, 0.64)))
         spacing = spec.hex_spacing_mm * math.sqrt(3) / 2
         keypoints = np.array(list(pos.values()))
+        grid_scale = 3 * spec.hex_spacing_mm / np.linalg.norm(outline[0])
     else:
         c = spec.cell_mm
         for i in range(11):
@@ -92,6 +103,7 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
             segments.append((np.array([-5 * c, v]), np.array([5 * c, v]), ts))
         spacing = c
         keypoints = np.array([((i - 5) * c, (j - 5) * c) for j in range(11) for i in range(11)], float)
+        grid_scale = 5 * c / np.abs(outline).max()
     for i in range(len(outline)):
         segments.append((outline[i], outline[(i + 1) % len(outline)], tuple(np.linspace(0.1, 0.9, 9))))
 
@@ -108,6 +120,8 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
             sample_line.append(index[key])
             on_border.append(k >= len(segments) - len(outline))
     lines_a = np.array(lines)
+    angles = np.round(np.degrees(np.arctan2(lines_a[:, 1], lines_a[:, 0])) % 180.0, 3) % 180.0
+    line_direction = np.unique(angles, return_inverse=True)[1].ravel()
     # Two crossing lines through every keypoint (the first two found, at a real angle).
     kl = []
     for k in keypoints:
@@ -116,5 +130,6 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
         kl.append(pair)
     lowest = np.argsort(outline[:, 1])[:2]
     white_edge = outline[lowest].mean(axis=0)
-    return BoardModel(kind, lines_a, np.array(samples), np.array(sample_line), np.array(on_border), keypoints, np.array(kl),
-                      outline, white_edge, spacing)
+    return BoardModel(kind, lines_a, np.array(samples), np.array(sample_line), np.array(on_border), line_direction,
+                      keypoints, np.array(kl),
+                      outline, outline * grid_scale, white_edge, spacing)
