@@ -404,11 +404,11 @@ def test_whole_sample_games_on_rendered_video_are_recorded_exactly(cli, tmp_path
     assert read_journal(tmp_path / "j").turns == turns
 
 
-def test_a_filmed_opening_is_read_by_vision_and_recorded_exactly(cli, tmp_path):
+@pytest.mark.parametrize("game", ["accasta", "dame100"])
+def test_a_filmed_opening_is_read_by_vision_and_recorded_exactly(cli, tmp_path, game):
     """The whole product on a 1280x720 film (``tools/render_live_videos.py --vision``): the board
     found in the first frames, hands waited out, every settled board read by the stack reader and
     refereed.  No ground truth is used; the truth file only says what was played."""
-    game = "accasta"
     video = ROOT / "tests" / "data" / "live" / f"{game}-opening-720.mp4"
     truth = json.loads(video.with_suffix(".json").read_text())
     out = cli("replay", video, "--game", game, "--json", "--journal", tmp_path / "j", "--record", tmp_path / "r")

@@ -1,6 +1,9 @@
 """Fit the weights that turn outline evidence into a height (vision.stacks.HEIGHT_WEIGHTS).
 
     python3 tools/fit_stack_weights.py DIR [DIR ...]
+    for g in accasta abande abande-square attangle attangle-2008 attangle-square dame100; do
+        tacticblue scenes render --game $g --count 40 --seed 101 --out scenes/$g; done
+    python3 tools/fit_stack_weights.py scenes/*     # the current weights
 
 DIR holds rendered scenes (``tacticblue scenes render``: NAME.jpg + NAME.json).  Every
 point of every image gives one choice among the heights its game allows; the weights
@@ -26,7 +29,7 @@ from vision.stacks import FEATURES, FrameSamples, StackModel, height_features  #
 from vision.synth.scene import pose_from_truth  # noqa: E402
 
 
-LIMIT = 16
+LIMIT = 40
 """Images used per folder."""
 
 

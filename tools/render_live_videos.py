@@ -3,7 +3,7 @@
 
     python3 tools/render_live_videos.py tests/data/live      # the test clip (a few seconds, 320x180)
     python3 tools/render_live_videos.py --games tests/data/live  # whole sample games: abande, attangle, dame100
-    python3 tools/render_live_videos.py --vision tests/data/live # a 1280x720 clip the tests read with vision
+    python3 tools/render_live_videos.py --vision tests/data/live # 1280x720 clips the tests read with vision
     python3 tools/render_live_videos.py --demo samples/video # the demo: the whole Accasta rulebook game
 
 Each video ``NAME.mp4`` comes with ``NAME.json``, the renderer's ground truth
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--demo", action="store_true", help="render the demo (the whole Accasta rulebook game)")
     parser.add_argument("--games", action="store_true", help="render whole sample games (abande, attangle, dame100)")
     parser.add_argument("--vision", action="store_true",
-                        help="render the 1280x720 Accasta opening that the tests read with vision")
+                        help="render the 1280x720 openings (accasta, dame100) that the tests read with vision")
     args = parser.parse_args()
     if args.games:
         for seed, game in enumerate(("abande", "attangle", "dame100"), 11):
@@ -70,6 +70,8 @@ def main() -> None:
     elif args.vision:
         # Frames as a webcam gives them: the whole camera -> board -> stacks -> referee path runs on them.
         render(args.out, "accasta-opening-720", "accasta", rulebook_turns("accasta")[:4], seed=3, size=(1280, 720),
+               fps=10)
+        render(args.out, "dame100-opening-720", "dame100", rulebook_turns("dame100")[:8], seed=5, size=(1280, 720),
                fps=10)
     elif args.demo:
         render(args.out, "accasta-rulebook", "accasta", rulebook_turns("accasta"), seed=1, size=(480, 270), fps=8)

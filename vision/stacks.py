@@ -358,11 +358,13 @@ FEATURES = ("empty", "rim_edge", "rim_contrast", "above_rim_edge", "above_rim_co
             "foot_edge", "foot_contrast", "near_rim_edge", "near_rim_contrast",
             "groove_edge_min", "above_near_rim_edge", "foot_visible", "side_visible_min")
 
-HEIGHT_WEIGHTS = np.array([7.414, 2.906, 3.601, 0.248, 0.276, 1.735, 0.714, -0.134, -0.853, -0.180, -0.879,
-                           -0.133, -0.682, 2.799, 1.730, 2.788, 0.335, 0.738, -1.099, -0.500, -0.263])
+HEIGHT_WEIGHTS = np.array([6.990, 3.652, 3.264, 0.415, 0.294, 2.185, 0.023, -0.343, -0.730, 0.009, -0.956, -0.089,
+                           -2.105, 3.410, 1.549, 2.390, 0.080, 1.071, -0.841, -0.373, -0.132])
 """How much each of :data:`FEATURES` counts for a height: a multinomial logistic regression
-fitted by ``tools/fit_stack_weights.py`` on rendered scenes of every stacking game (the
-figures are in the notes of benchmarks/vision.py)."""
+fitted by ``tools/fit_stack_weights.py`` on rendered scenes of every stacking game (40 a
+game: accasta, abande, abande-square, attangle, attangle-2008, attangle-square, dame100,
+``tacticblue scenes render --count 40 --seed 101``): heights right on 97.4% of the points
+of held-out images."""
 HIDDEN_LAYER = 0.3
 """A layer whose front band is less visible than this share is read as ``?``."""
 
