@@ -14,7 +14,7 @@ import copy as _copy
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Iterator, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Iterator, Literal, Self, TypeVar
 
 from rules.geometry import Geometry
 
@@ -244,6 +244,16 @@ class Board(ABC, Generic[TurnT]):
         from rules.record import parse_record
 
         return parse_record(text)
+
+    @classmethod
+    def read_records(cls, text: str) -> "list[Record]":
+        """Every game of a record file (a rulebook record holds one; a PDN file many)."""
+        return [cls.read_record(text)]
+
+    @classmethod
+    def from_record(cls, record: "Record") -> "Self":
+        """A board at the start of a record's game (a set-up position where the record gives one)."""
+        return cls()
 
     @classmethod
     def write_record(cls, record: "Record") -> str:

@@ -551,6 +551,24 @@ class Dame100(Board[DameTurn]):
         return read_standard_game(text)
 
     @classmethod
+    def read_records(cls, text: str) -> "list[Record]":
+        """Every game of a PDN text, set-up positions (FEN tags) included.
+
+        >>> [len(r.turns) for r in Dame100.read_records('1. 32-28 * [FEN "W:W33:B12"] 1. 33-28 *')]
+        [1, 1]
+        """
+        from rules.pdn import read_games
+
+        return list(read_games(text))
+
+    @classmethod
+    def from_record(cls, record: "Record") -> "Dame100":
+        """The board a PDN game starts from: its FEN tag's position, or the start position."""
+        from rules.pdn import board_from_fen
+
+        return board_from_fen(record.tags["FEN"]) if "FEN" in record.tags else cls()
+
+    @classmethod
     def write_record(cls, record: "Record") -> str:
         """A record as a PDN game."""
         from rules.pdn import write_game

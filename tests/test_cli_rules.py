@@ -185,3 +185,34 @@ def test_help(cli) -> None:
     for action in ("replay", "moves", "perft"):
         run = cli("rules", action, "--help")
         assert run.returncode == 0 and "--game" in run.stdout and "--json" in run.stdout
+
+
+def test_a_whole_pdn_collection_is_checked_game_by_game(cli, shared: Path, tmp_path: Path) -> None:
+    collection = shared / "draughts-games" / "nk2003-amsterdam.pdn"
+    run = cli("rules", "replay", collection, "--game", "dame100", "--all", "--json")
+    assert run.returncode == 0, run.stderr
+    games = json.loads(run.stdout)
+    assert len(games) > 1 and all(g["legal"] for g in games)
+    assert games[1]["players"] and games[1]["turns"] > 0
+    # One game spoiled: named by its number and turn, the others still checked, status 1.
+    text = collection.read_text(encoding="utf-8-sig")
+    second = text.index("[Event", text.index("[Event") + 1)
+    bad = tmp_path / "bad.pdn"
+    bad.write_text(text[:second] + text[second:].replace("1. ", "1. 31-36 ", 1))
+    run = cli("rules", "replay", bad, "--game", "dame100", "--all")
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    assert lines[1].startswith("game   2") and "ILLEGAL: turn 1 (white) '31-36'" in lines[1]
+    assert lines[-1] == f"{len(games) - 1} of {len(games)} games legal"
+
+
+def test_the_nth_game_of_a_pdn_file_and_a_set_up_position(cli, tmp_path: Path) -> None:
+    pdn = tmp_path / "two.pdn"
+    pdn.write_text('[White "A"]\n1. 32-28 19-23 *\n\n[White "B"]\n[FEN "W:W28:B23"]\n1. 28x19 2-0\n')
+    run = cli("rules", "replay", pdn, "--game", "dame100", "--number", "2", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["turns"] == ["28x19"] and data["final"]["g7"] == "w"
+    assert data["result"]["winner"] == "white" and data["result"]["reason"] == "black has no pieces left"
+    run = cli("rules", "replay", pdn, "--game", "dame100", "--number", "3")
+    assert run.returncode == 2 and "holds 2 game(s)" in run.stderr and len(run.stderr.splitlines()) == 1

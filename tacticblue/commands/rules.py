@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
+from rules.base import Outcome
 from rules.infer import Observation, infer
 from rules.record import Record, parse_result, turn_number
 from tacticblue.commands import CLIError, add_game_argument, print_json
@@ -28,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("--observations", type=Path, metavar="DIR",
                    help="also write the visible board after every turn to DIR/0001.json, 0002.json, ...")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--number", "-n", type=int, default=1, metavar="N",
+                       help="replay the N-th game of a file that holds several (PDN; default 1)")
+    which.add_argument("--all", action="store_true",
+                       help="check every game of the file: one line each (a JSON list with --json); "
+                            "exit status 1 if any is illegal")
     p.set_defaults(func=cmd_replay)
 
     p = rsub.add_parser("moves", help="list the legal turns of a position",
@@ -62,15 +69,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 def read_record_file(path: Path, board: Board[Any]) -> Record:
     """Read a record file for ``board``'s game, with a clear error if it is missing or unreadable."""
     try:
-        text = path.read_text(encoding="utf-8-sig")  # records saved on Windows often start with a BOM
-    except FileNotFoundError:
-        raise CLIError(f"no such file: {path}") from None
-    except UnicodeDecodeError:
-        raise CLIError(f"{path} is not a text file") from None
-    try:
-        return board.read_record(text)
+        return board.read_record(_record_text(path))
     except ValueError as e:
         raise CLIError(f"{path}: {e}") from None
+
+
+def read_record_files(path: Path, game: str) -> list[Record]:
+    """Every game of a record file (PDN collections hold many), with a clear error if there is none."""
+    try:
+        records = type(new_game(game)).read_records(_record_text(path))
+    except ValueError as e:
+        raise CLIError(f"{path}: {e}") from None
+    if not records:
+        raise CLIError(f"{path}: no game in the file")
+    return records
+
+
+def _record_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")  # records saved on Windows often start with a BOM
+    except FileNotFoundError:
+        raise CLIError(f"no such file: {path}") from None
+    except (IsADirectoryError, UnicodeDecodeError):
+        raise CLIError(f"{path} is not a text file") from None
 
 
 def play_turn(board: Board[Any], index: int, text: str) -> str:
@@ -105,8 +126,13 @@ def _board_after(args: argparse.Namespace) -> Board[Any]:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    board = new_game(args.game)
-    record = read_record_file(args.record, board)
+    records = read_record_files(args.record, args.game)
+    if args.all:
+        return _check_all(args, records)
+    if not 1 <= args.number <= len(records):
+        raise CLIError(f"{args.record} holds {len(records)} game(s): --number must be 1..{len(records)}")
+    record = records[args.number - 1]
+    board = start_board(args, record)
     if args.observations is not None:
         args.observations.mkdir(parents=True, exist_ok=True)
     turns: list[str] = []
@@ -117,16 +143,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             (args.observations / f"{i + 1:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
             print(f"{turn_number(i, type(board).first_player):>3}. {mover:<5} {turns[-1]}")
-    outcome = board.outcome()
-    stated = parse_result(record.result) if record.result else None
-    if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
-        raise CLIError(f"the record says {record.result!r} but the rules give {outcome.reason}", status=1)
-    if outcome is not None and stated is not None and stated.score is not None and outcome.score != stated.score:
-        scored = f"score it {outcome.score[0]}:{outcome.score[1]}" if outcome.score else "give no score"
-        raise CLIError(f"the record says {record.result!r} but the rules {scored}", status=1)
-    if outcome is None and stated is not None:
-        # A result the rules do not decide (a concession): reported as the record states it.
-        outcome = type(stated)(stated.winner, stated.draw, stated.score, f"as recorded: {stated.reason}")
+    outcome = final_outcome(board, record)
     if args.json:
         print_json({
             "game": args.game,
@@ -146,6 +163,57 @@ def cmd_replay(args: argparse.Namespace) -> int:
         verdict = "Draw" if outcome.draw else f"{COLOUR_NAMES[outcome.winner].capitalize()} wins"  # type: ignore[index]
         print(f"{verdict}{score} ({outcome.reason}).")
     return 0
+
+
+def start_board(args: argparse.Namespace, record: Record) -> Board[Any]:
+    """The board a record's game starts from (a PDN set-up position where it gives one)."""
+    try:
+        return type(new_game(args.game)).from_record(record)
+    except ValueError as e:
+        raise CLIError(f"{args.record}: {e}") from None
+
+
+def final_outcome(board: Board[Any], record: Record) -> Outcome | None:
+    """The result after a record's last turn: the rules' where they decide it (a record that
+    states another is an error, status 1), else the record's own (a concession)."""
+    outcome = board.outcome()
+    stated = parse_result(record.result) if record.result else None
+    if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
+        raise CLIError(f"the record says {record.result!r} but the rules give {outcome.reason}", status=1)
+    if outcome is not None and stated is not None and stated.score is not None and outcome.score != stated.score:
+        scored = f"score it {outcome.score[0]}:{outcome.score[1]}" if outcome.score else "give no score"
+        raise CLIError(f"the record says {record.result!r} but the rules {scored}", status=1)
+    if outcome is None and stated is not None:
+        # A result the rules do not decide (a concession): reported as the record states it.
+        outcome = type(stated)(stated.winner, stated.draw, stated.score, f"as recorded: {stated.reason}")
+    return outcome
+
+
+def _check_all(args: argparse.Namespace, records: list[Record]) -> int:
+    """``replay --all``: every game of a collection, one line (or JSON object) each."""
+    results = []
+    for n, record in enumerate(records, 1):
+        players = " - ".join(record.tags[k] for k in ("White", "Black") if k in record.tags)
+        entry: dict[str, Any] = {"number": n, "players": players or None, "turns": len(record.turns)}
+        try:
+            board = start_board(args, record)
+            for i, text in enumerate(record.turns):
+                play_turn(board, i, text)
+            outcome = final_outcome(board, record)
+            entry.update(legal=True, result=outcome.to_json() if outcome else None)
+        except CLIError as e:
+            entry.update(legal=False, error=str(e))
+        results.append(entry)
+        if not args.json:
+            what = (f"{entry['turns']} turns, " + (entry["result"]["reason"] if entry["result"] else "unfinished")
+                    if entry["legal"] else f"ILLEGAL: {entry['error']}")
+            print(f"game {n:>3}{' (' + players + ')' if players else ''}: {what}")
+    bad = sum(not e["legal"] for e in results)
+    if args.json:
+        print_json(results)
+    else:
+        print(f"{len(results) - bad} of {len(results)} games legal")
+    return 1 if bad else 0
 
 
 def cmd_moves(args: argparse.Namespace) -> int:
