@@ -220,10 +220,11 @@ class StackModel:
         end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.bank_px)
         return self.bank_px[self.starts[i]:end]
 
-    def sample(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def sample(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
         """Colours (samples x 3, BGR 0..255) and grey-level gradients (samples x 2, per pixel)
-        of every sample pixel in a BGR frame, lightly smoothed.  Only the part of the frame
-        the samples cover is filtered."""
+        of every sample pixel in a BGR frame, lightly smoothed; and of the part of the frame the
+        samples cover (the board), the steepest edges (99th percentile of the gradient) and the
+        spread of grey levels (5-95 percentile).  Only that part of the frame is filtered."""
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         h, w = image.shape[:2]
@@ -232,11 +233,13 @@ class StackModel:
         smooth = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
         grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY).astype(np.float32)
         grad = cv2.merge([cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)])
+        steepest = float(np.percentile(cv2.magnitude(grad[..., 0], grad[..., 1])[::2, ::2], 99)) / 8.0
+        spread = max(float(np.percentile(grey[::2, ::2], 95) - np.percentile(grey[::2, ::2], 5)), 1.0)
         where = self._map - np.array([x0, y0], np.float32)
         colour = cv2.remap(smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         g = cv2.remap(grad, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         n = len(self.bank_px)
-        return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0
+        return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0, steepest, spread
 
     def visible(self, i: int, heights: np.ndarray) -> np.ndarray:
         """Which of point ``i``'s samples are in the frame and not hidden by nearer stacks of ``heights``."""
@@ -255,6 +258,11 @@ EDGE_SHARE = 0.15
 """... and where it is at least this share of the frame's typical strong edge."""
 
 
+BOARD_EDGE_SHARE = 0.8
+"""A frame's strong edges are at least this share of the board's steepest: where pieces stand,
+their outlines' edges (95th percentile at the samples) are 0.76-1.02 of it on rendered scenes."""
+
+
 @dataclass(frozen=True)
 class FrameSamples:
     """One frame's samples, normalised: colours 0..1 and gradients in units of the frame's strong edges."""
@@ -262,20 +270,21 @@ class FrameSamples:
     colour: np.ndarray
     grad: np.ndarray
     sharpness: float
-    """How steep the frame's strong edges are for its contrast: the 95th percentile of the
-    gradient (grey levels per pixel) over the 5-95 percentile range of grey levels at the
-    samples.  Sharp photos are above 0.1; a blur of 8 pixels brings it under 0.07."""
+    """How steep the steepest edges of the board's part of the frame are for its contrast: the
+    99th percentile of the gradient (grey levels per pixel) over the 5-95 percentile range of
+    grey levels.  The board's printed lines and cells are always there, so an empty board is as
+    sharp as a full one.  Sharp photos are above 0.13; a blur of 4 pixels brings most under 0.12."""
 
     @classmethod
     def of(cls, model: StackModel, image: np.ndarray) -> "FrameSamples":
-        colour, grad = model.sample(image)
+        colour, grad, steepest, spread = model.sample(image)
         mag = np.linalg.norm(grad, axis=1)[model.in_frame]
         if len(mag) == 0:
             return cls(colour / 255.0, grad, 0.0)
-        edge = float(np.percentile(mag, 95))
-        grey = colour.mean(axis=1)[model.in_frame]
-        spread = max(float(np.percentile(grey, 95) - np.percentile(grey, 5)), 1.0)
-        return cls(colour / 255.0, grad / max(edge, 4.0), edge / spread)
+        # The samples' strong edges are the discs' outlines; on an empty board there are none,
+        # and the board's own lines and cells set the scale (paper grain is no edge).
+        edge = max(float(np.percentile(mag, 95)), BOARD_EDGE_SHARE * steepest, 4.0)
+        return cls(colour / 255.0, grad / edge, steepest / spread)
 
 
 def outline_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> np.ndarray:
