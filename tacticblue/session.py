@@ -71,6 +71,8 @@ class Reading:
     """The board pose: ``steady``, ``moved`` (re-found after a bump) or ``lost``."""
     overlay: Any = None
     """Whatever the window may draw for this reading (the board pose), or ``None``."""
+    note: str | None = None
+    """Something the players should know about how the board is read (told once)."""
 
 
 class BoardReader(Protocol):
@@ -131,7 +133,7 @@ class Session:
         assert self.reader is not None, "a session fed with frames needs a reader"
         reading = self.reader.read(frame)
         self.reading = reading
-        events = []
+        events = [self._info(t, reading.note)] if reading.note else []
         if reading.status != self._pose_status:
             if reading.status == "moved":
                 events.append(self._info(t, "the board was moved: found it again, the game goes on"))

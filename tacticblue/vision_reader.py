@@ -2,7 +2,8 @@
 
 :class:`VisionReader` puts the vision pieces together for :class:`tacticblue.session.Session`:
 the board's pose from a calibration file or found in the first readable frame
-(:func:`vision.board_finder.find_board`, White's side from the game's position), kept
+(:func:`vision.board_finder.locate_board`, White's side from the game's position; the
+players are told when the position cannot show it and ``--white-side`` decided), kept
 through the game by :class:`vision.tracking.BoardTracker` (a bumped board is found
 again: status ``moved``), and every point's stack by :class:`vision.reader.StackReader`
 (rebuilt only when the pose changes).  A frame with a hand over the board, too blurred,
@@ -33,10 +34,11 @@ class VisionReader:
         self._tracker: Any = None
         self._stacks: Any = None
         self._next_search = 0.0
+        self._note: str | None = None
 
     def _start(self, image: Any) -> str:
         """Find the pose in the first frame; ``"steady"`` or ``"lost"``."""
-        from vision.board_finder import BoardNotFound, find_board
+        from vision.board_finder import BoardNotFound, locate_board
         from vision.tracking import BoardTracker
 
         geometry = self.board.geometry
@@ -47,10 +49,14 @@ class VisionReader:
             pose = load_calibration(self.calibration, geometry.kind, size).pose
         else:
             try:
-                pose = find_board(image, geometry.kind, white_side=self.white_side,
-                                  start=(geometry, self.board.visible()))
+                found = locate_board(image, geometry.kind, white_side=self.white_side,
+                                     start=(geometry, self.board.visible()))
             except BoardNotFound:
                 return "lost"
+            pose = found.pose
+            if found.orientation != "pieces":
+                self._note = (f"White's side is taken to be the {self.white_side} one: the pieces do not show it "
+                              "(if White sits elsewhere, start again with --white-side near|far|left|right)")
         self._tracker = BoardTracker(pose)
         self._tracker.update(image)
         self._use(pose)
@@ -79,7 +85,8 @@ class VisionReader:
                 self._use(track.pose)
         reading = self._stacks.read(image)
         pose = self._tracker.pose
+        note, self._note = self._note, None
         if not reading.readable:
             hand = bool(reading.reason and "hand" in reading.reason)
-            return Reading(None, hand=hand, status=status, overlay=pose)
-        return Reading(reading.observation, status=status, overlay=pose)
+            return Reading(None, hand=hand, status=status, overlay=pose, note=note)
+        return Reading(reading.observation, status=status, overlay=pose, note=note)

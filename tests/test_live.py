@@ -404,11 +404,13 @@ def test_whole_sample_games_on_rendered_video_are_recorded_exactly(cli, tmp_path
     assert read_journal(tmp_path / "j").turns == turns
 
 
-@pytest.mark.parametrize("game", ["accasta", "dame100"])
+@pytest.mark.parametrize("game", ["accasta", "dame100", "abande", "attangle"])
 def test_a_filmed_opening_is_read_by_vision_and_recorded_exactly(cli, tmp_path, game):
     """The whole product on a 1280x720 film (``tools/render_live_videos.py --vision``): the board
     found in the first frames, hands waited out, every settled board read by the stack reader and
-    refereed.  No ground truth is used; the truth file only says what was played."""
+    refereed.  No ground truth is used; the truth file only says what was played.  Accasta's and
+    Dame 100's start positions show White's side wherever the camera stands; Abande and Attangle
+    start on an empty board, filmed from behind White, and the players are told so."""
     video = ROOT / "tests" / "data" / "live" / f"{game}-opening-720.mp4"
     truth = json.loads(video.with_suffix(".json").read_text())
     out = cli("replay", video, "--game", game, "--json", "--journal", tmp_path / "j", "--record", tmp_path / "r")
@@ -418,6 +420,8 @@ def test_a_filmed_opening_is_read_by_vision_and_recorded_exactly(cli, tmp_path, 
     assert [e["turn"] for e in evs if e["event"] == "turn"] == truth["turns"]
     assert read_journal(tmp_path / "j").turns == truth["turns"]
     assert new_game(game).read_record((tmp_path / "r").read_text()).turns == truth["turns"]
+    told = any("White's side is taken to be the near one" in line for line in out.stderr.splitlines())
+    assert told == (game in ("abande", "attangle"))
 
 
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):

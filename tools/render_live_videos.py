@@ -37,9 +37,11 @@ def rulebook_turns(game: str) -> list[str]:
     return board.read_record((ROOT / "samples" / "records" / RECORDS[game]).read_text()).turns
 
 
-def render(out: Path, name: str, game: str, turns: list[str], seed: int, size: tuple[int, int], fps: float) -> None:
+def render(out: Path, name: str, game: str, turns: list[str], seed: int, size: tuple[int, int], fps: float,
+           behind_white: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    header, frames = render_video(game, turns=turns, seed=seed, size=size, look=VideoLook(fps=fps))
+    header, frames = render_video(game, turns=turns, seed=seed, size=size, look=VideoLook(fps=fps),
+                                  behind_white=behind_white)
     video = out / f"{name}.mp4"
     write_video(header, frames, video, None, out / f"{name}.json")
     compress(video)
@@ -62,7 +64,7 @@ def main() -> None:
     parser.add_argument("--demo", action="store_true", help="render the demo (the whole Accasta rulebook game)")
     parser.add_argument("--games", action="store_true", help="render whole sample games (abande, attangle, dame100)")
     parser.add_argument("--vision", action="store_true",
-                        help="render the 1280x720 openings (accasta, dame100) that the tests read with vision")
+                        help="render the 1280x720 openings that the tests read with vision")
     args = parser.parse_args()
     if args.games:
         for seed, game in enumerate(("abande", "attangle", "dame100"), 11):
@@ -73,6 +75,10 @@ def main() -> None:
                fps=10)
         render(args.out, "dame100-opening-720", "dame100", rulebook_turns("dame100")[:8], seed=5, size=(1280, 720),
                fps=10)
+        # Games that start on an empty board: only the camera's side says where White sits.
+        for game, first in (("abande", 8), ("attangle", 6)):
+            render(args.out, f"{game}-opening-720", game, rulebook_turns(game)[:first], seed=7, size=(1280, 720),
+                   fps=10, behind_white=True)
     elif args.demo:
         render(args.out, "accasta-rulebook", "accasta", rulebook_turns("accasta"), seed=1, size=(480, 270), fps=8)
     else:

@@ -97,6 +97,9 @@ def _add_video_parser(ssub: argparse._SubParsersAction) -> None:
     p.add_argument("--look", metavar="NAME", help="board colour scheme (default random)")
     p.add_argument("--frames", type=Path, metavar="DIR", help="also write every frame as DIR/000000.jpg ...")
     p.add_argument("--no-mp4", action="store_true", help="write only the frames folder and the ground truth")
+    p.add_argument("--camera-side", choices=["any", "white"], default="any",
+                   help="where the camera stands: any side of the board (default), or behind White as players "
+                        "usually put it")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=cmd_video)
 
@@ -128,7 +131,7 @@ def cmd_video(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         header, frames = render_video(args.game, turns, args.turns, args.seed, args.size, VideoLook(fps=args.fps),
-                                      args.look)
+                                      args.look, behind_white=args.camera_side == "white")
     except ValueError as e:
         raise CLIError(str(e), status=1) from None
     truth_path = args.out.with_suffix(".json")

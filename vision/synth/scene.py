@@ -49,8 +49,11 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
 
 def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | None = None,
                  size: tuple[int, int] | None = None, top_down: bool | None = None,
-                 board_look: str | None = None, spec: BoardSpec = DEFAULT_SPEC) -> Scene:
-    """A random photo set-up of a game: position (random if not given), camera, looks and light."""
+                 board_look: str | None = None, spec: BoardSpec = DEFAULT_SPEC,
+                 azimuth_deg: float | None = None) -> Scene:
+    """A random photo set-up of a game: position (random if not given), camera, looks and light.
+
+    ``azimuth_deg``: where the camera stands (see :func:`vision.synth.rig.random_pose`); any side when None."""
     info = game_info(game)
     if points is None:
         points = random_position(game, random.Random(int(rng.integers(2**63))))
@@ -61,7 +64,8 @@ def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | N
     if top_down is None:
         top_down = tallest == 1 and rng.random() < 0.4
     camera = random_camera(rng, size)
-    pose = random_pose(camera, info.geometry, rng, tallest * spec.piece_height_mm, top_down=top_down, spec=spec)
+    pose = random_pose(camera, info.geometry, rng, tallest * spec.piece_height_mm, top_down=top_down, spec=spec,
+                       azimuth_deg=azimuth_deg)
     return Scene(
         game=game, geometry=info.geometry, points={n: points.get(n, "") for n in info.geometry.names},
         pose=pose,

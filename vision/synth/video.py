@@ -268,14 +268,20 @@ def game_plies(game: str, turns: list[str] | None, random_turns: int, seed: int)
 
 def render_video(game: str, turns: list[str] | None = None, random_turns: int = 10, seed: int = 0,
                  size: tuple[int, int] = (1280, 720), look: VideoLook = VideoLook(), board_look: str | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, Any], Iterator[Frame]]:
+                 progress: Callable[[int, int], None] | None = None, behind_white: bool = False
+                 ) -> tuple[dict[str, Any], Iterator[Frame]]:
     """A game filmed by a still camera: the header of the ground truth and a lazy frame iterator.
+
+    The camera stands at any side of the board, or with ``behind_white`` within 25 degrees
+    of straight behind White's edge, where players usually put it.
 
     The header holds the game, fps, camera, the turns (notation) and ``positions``; each
     frame's truth is ``{"index", "time", "hand", "position", "shift"}``."""
     rng = np.random.default_rng([seed, 7919])
     board, plies = game_plies(game, turns, random_turns, seed)
-    scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, board_look=board_look)
+    azimuth = 270.0 + rng.uniform(-25.0, 25.0) if behind_white else None
+    scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, board_look=board_look,
+                         azimuth_deg=azimuth)
     # A camera filming a game is focused on the board and holds still during the exposure.
     photo = random_photo_look(rng)
     photo = replace(photo, motion_px=0.0, defocus_px=min(photo.defocus_px, 0.7))
