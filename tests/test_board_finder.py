@@ -104,6 +104,16 @@ def test_the_square_board_is_found_on_a_checked_tablecloth(index, azimuth_deg):
     assert np.median(e) < 1.5 and e.max() < 4.0, (np.median(e), e.max())
 
 
+@pytest.mark.parametrize("game, index, azimuth_deg", [("abande-square", 12, 240), ("dame100", 14, 270)])
+def test_a_low_view_over_a_checked_tablecloth_keeps_the_far_band(game, index, azimuth_deg):
+    """Seen 35 degrees up, the plain band between the border's rim and the grid is a few
+    pixels wide on the far side: the outline search must see it at full resolution (at
+    half, the cloth's lines ran through the rim into the grid and no board was found)."""
+    shot = _shoot(game, index, azimuth_deg, 35, table="tablecloth")
+    e = point_errors(find_board(shot.image, "square", shot.truth.camera), shot)
+    assert np.median(e) < 1.5 and e.max() < 4.0, (np.median(e), e.max())
+
+
 def test_without_intrinsics_the_board_is_still_found(hex_shot):
     pose = find_board(hex_shot.image, "hex")
     assert np.median(point_errors(pose, hex_shot)) < 3.0

@@ -22,7 +22,7 @@ not possible, e.g. straight from above).  The returned pose maps the board frame
 
 How it works (nothing depends on the board's colours: only on its printed lines):
 
-1. **Outline.** Colour edges (Canny on each channel of a downscaled frame, at three
+1. **Outline.** Colour edges (Canny on each channel of the frame, at most 1280 px wide, at three
    sensitivities, small blobs such as printed letters left out) are traced into
    contours; the convex hull of each large one gives rough board homographies in three
    stages: a hexagon (hex side) or quadrilateral (square side) fitted to it, taken as the
@@ -69,8 +69,11 @@ from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.board_model import BoardModel, board_model
 
-OUTLINE_WIDTH = 640
-"""Frames are searched for outlines at this width (pixels)."""
+OUTLINE_WIDTH = 1280
+"""Frames wider than this are downscaled to it for the outline search (pixels).  The plain band
+between the border's rim and the grid is only 6-8 px wide on a board's far side at 1280x720;
+at half that width it closed up under the smoothing, and a checked tablecloth's lines then ran
+through the rim into the grid (15 of 149 square boards on a cloth were not found at 640)."""
 MIN_SUPPORT = 0.5
 """Fraction of the probes inside the image that must see their line for a board to count."""
 FINAL_RADIUS = 3.0
@@ -352,7 +355,7 @@ def _on_frame(poly: np.ndarray, frame: tuple[int, int] | None) -> np.ndarray:
         return np.zeros(len(poly), bool)
     w, h = frame
     q = np.roll(poly, -1, axis=0)
-    near = lambda a, v: np.abs(a - v) < 6  # noqa: E731 - tiny local helper (hulls come from a downscaled frame)
+    near = lambda a, v: np.abs(a - v) < 6  # noqa: E731 - tiny local helper (hulls come from a smoothed frame)
     return ((near(poly[:, 0], 0) & near(q[:, 0], 0)) | (near(poly[:, 0], w - 1) & near(q[:, 0], w - 1))
             | (near(poly[:, 1], 0) & near(q[:, 1], 0)) | (near(poly[:, 1], h - 1) & near(q[:, 1], h - 1)))
 
@@ -409,7 +412,7 @@ def _without_specks(edges: np.ndarray) -> np.ndarray:
 def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
     """Convex hulls (full-resolution px) of the large edge contours of a frame, largest first.
 
-    Colour edges: Canny on every channel of a downscaled, smoothed frame, so a border
+    Colour edges: Canny on every channel of a smoothed frame (:data:`OUTLINE_WIDTH`), so a border
     that differs from its surroundings only in hue is found too; at three sensitivities,
     because a textured table (wood grain) joins its edges to the board's at the finest."""
     h, w = image.shape[:2]
@@ -428,6 +431,9 @@ def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
         contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         level = []
         for c in contours:
+            _, _, bw, bh = cv2.boundingRect(c)
+            if bw * bh < 0.01 * area_img:  # too small to be a board (most contours: checks, grain)
+                continue
             hull = cv2.convexHull(c).reshape(-1, 2)
             area = cv2.contourArea(hull)
             if len(hull) >= 4 and 0.01 * area_img <= area <= 0.95 * area_img:
