@@ -358,6 +358,11 @@ class GameState:
     def __init__(self, board: Board[Any], low_confidence: float = LOW_CONFIDENCE) -> None:
         self.board = board
         self.pending: Any = None
+        self.tentative: Any = None
+        """The one legal turn that fits a change seen only on uncertain readings.  Such a
+        change is no turn on its own (a shadow may look like a piece); but if the next board
+        fits no single turn, the tentative turn followed by a reply is tried, so one unsure
+        reading of a real turn does not make every later board illegal."""
         self.low_confidence = low_confidence
         self._cache: dict[Any, _Position] = {}
         self._history: list[tuple[int, list[str]]] | None = None
@@ -414,6 +419,7 @@ class GameState:
         """Infer from ``observation`` and apply it: a final turn is played, an unfinished one
         becomes :attr:`pending`, a take-back pops the board back.  Returns the inference."""
         result = infer(self, observation, done=done)
+        self.tentative = _tentative(self, observation) if result.kind == "unchanged" and not done else None
         if result.kind == "turn":
             turns = result.turns
             if result.confirmed:
@@ -696,6 +702,8 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         firsts = [state.pending]
     else:
         firsts = [t for t, changes in state.position().results if not changes]  # passes
+        if state.tentative is not None:
+            firsts.insert(0, state.tentative)
     for first in firsts:
         board.push(first)
         try:
@@ -712,6 +720,22 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         finally:
             board.pop()
     return None
+
+
+def _tentative(state: GameState, observation: Observation) -> Any:
+    """The turn that an observation inferred ``unchanged`` would be if its uncertain readings
+    were right: the one legal turn (or turns to one position) fitting every seen point."""
+    if state.pending is not None:
+        return None
+    board = state.board
+    sure = _Seen.of(board, observation, 0.0)  # every reading taken at its word
+    if not _mismatches(board.stack_fits, sure, board.stacks, range(len(board.stacks))):
+        return None
+    pos = state.position()
+    exact, _ = _match_turns(board, pos, sure, board.stacks)
+    if not exact or len({frozenset(pos.results[m.index][1].items()) for m in exact}) > 1:
+        return None
+    return pos.results[exact[0].index][0]
 
 
 def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:

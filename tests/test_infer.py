@@ -184,6 +184,24 @@ def test_a_turn_is_never_read_from_uncertain_points_alone() -> None:
     assert infer(board, Observation(shadow, {"e4": 0.9})).notation == "e4"
 
 
+def test_a_turn_read_only_uncertainly_is_played_when_the_reply_shows_both() -> None:
+    """One unsure reading of a real turn is no turn at once; but when the next board fits no
+    single turn and fits that turn plus a reply, both are played (not "illegal" for ever)."""
+    state = GameState(new_game("abande"))
+    state.update(Observation({"d4": "b"}, {"d4": 0.95}))
+    unsure = {**state.board.visible(), "d5": "w"}
+    assert state.update(Observation(unsure, {"d5": 0.4})).kind == "unchanged" and state.board.ply == 1
+    both = {**unsure, "e4": "b"}
+    result = state.update(Observation(both, {"d5": 0.9, "e4": 0.9}))
+    assert result.kind == "turn" and result.candidates[0].notations == ("d5", "e4")
+    assert [state.board.turn_notation(t) for t in state.board.move_stack] == ["d4", "d5", "e4"]
+    # A shadow that fits no turn leaves nothing tentative: the next board is judged alone.
+    state = GameState(new_game("abande"))
+    state.update(Observation({"d4": "b"}, {"d4": 0.95}))
+    assert state.update(Observation({**state.board.visible(), "a1": "ww"}, {"a1": 0.3})).kind == "unchanged"
+    assert state.tentative is None
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")
