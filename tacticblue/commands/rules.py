@@ -197,8 +197,7 @@ def _check_all(args: argparse.Namespace, records: list[Record]) -> int:
         entry: dict[str, Any] = {"number": n, "players": players or None, "turns": len(record.turns)}
         try:
             board = start_board(args, record)
-            for i, text in enumerate(record.turns):
-                play_turn(board, i, text)
+            play_record(board, record)
             outcome = final_outcome(board, record)
             entry.update(legal=True, result=outcome.to_json() if outcome else None)
         except CLIError as e:
