@@ -11,7 +11,8 @@ import pytest
 
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
-from vision.board_finder import BoardNotFound, _evaluate, accept, board_model, find_board, locate_board, undistort
+from vision.board_finder import (BoardNotFound, _evaluate, _probe_lines, accept, board_model, find_board, locate_board,
+                                 undistort)
 from vision.synth.games import game_info
 from vision.synth.photo import random_photo_look
 from vision.synth.rig import RigRange, random_pose
@@ -76,6 +77,28 @@ def test_finds_the_square_board_and_takes_whites_side_from_the_rule_or_the_piece
     assert point_errors(found.pose, square_shot).max() < 4.0
     # The near rule alone picks another side here: the camera is at White's left.
     assert point_errors(find_board(square_shot.image, "square", cam), square_shot).max() > 50
+
+
+def _profiles(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An image whose rows are the given 1-D brightness profiles (blurred), and probes across their middles."""
+    image = cv2.GaussianBlur(np.repeat(np.array(rows, np.float32)[:, None, :], 9, axis=1).reshape(-1, len(rows[0])),
+                             (0, 0), 1.5)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    centres = np.array([[len(rows[0]) / 2 - 0.5, 9 * i + 4.0] for i in range(len(rows))])
+    return cv2.merge([image] * 3), centres, np.tile([1.0, 0.0], (len(rows), 1))
+
+
+def test_a_wide_line_is_located_by_its_middle_and_a_cell_edge_by_itself():
+    x = np.arange(80) - 39.5
+    wide_line = np.where(np.abs(x - 2.0) <= 3.5, 220.0, 130.0)  # 8 px wide, its middle 2 px right of the probe
+    cell_edge = np.where(x < 0, 60.0, 200.0)  # a cell's edge at the probe, a dark piece rim 7 px beyond
+    cell_edge[(x > 7) & (x < 10)] = 40.0
+    cell_edge[x >= 10] = 120.0
+    image, centres, normals = _profiles([wide_line, cell_edge])
+    edge, middle, _ = _probe_lines(image, centres, normals, 5.0, 12.0)
+    assert abs(edge[0] - 2.0) > 2.5  # one side of the line
+    assert middle[0] == pytest.approx(2.0, abs=0.3)
+    assert edge[1] == pytest.approx(0.0, abs=0.3) and np.isnan(middle[1])
 
 
 def test_a_grid_sheared_along_one_line_direction_is_refused(square_shot):

@@ -34,7 +34,8 @@ How it works (nothing depends on the board's colours: only on its printed lines)
 2. **Lock on the grid.** Each outline hypothesis gives a homography from the printed
    border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
    image probed across each line at many places for the nearest strong colour edge or
-   thin line; the homography is refitted to these observations (every observation must lie
+   thin line (a line printed or blurred wider, whose two sides give separate edges, by its
+   middle where most probes of that line see both sides on one plain ground); the homography is refitted to these observations (every observation must lie
    on its line: a linear equation in the inverse homography) with Tukey weights, which
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
    0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
@@ -154,11 +155,28 @@ def _project_lines(H: np.ndarray, model: BoardModel) -> np.ndarray:
 def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
     """Strongest edge across each probe: (offset along the normal in px, NaN if none; strength ratio).
 
+    See :func:`_probe_lines` (here every edge is taken as it is)."""
+    offset, _, ratio = _probe_lines(image, centres, normals, radius)
+    return offset, ratio
+
+
+def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: float,
+                 max_width: np.ndarray | float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strongest edge across each probe: (offset along the normal in px, NaN if none; the middle
+    of the line it is one side of, NaN if none; strength ratio).
+
     The image is read along ``centres + t * normals`` for t in [-radius, radius] px; the
     colour gradient magnitude (all channels) is smoothed so a thin line gives one peak at
-    its middle, and the peak is located to sub-pixel by a parabola."""
+    its middle, and the peak is located to sub-pixel by a parabola.
+
+    ``max_width`` (px, per probe or one for all): a printed line up to this wide whose two
+    sides give separate peaks (near the camera, or blurred) is located by its middle too:
+    an edge peak with the opposite colour change within this distance, on one plain ground,
+    is one side of a line, and the line lies midway.  ``None``: no middles."""
     r = max(1, int(math.ceil(radius)))
-    R = max(r, 8) + HALF  # the background strength is measured over at least +-8 px
+    wide = 0 if max_width is None else int(math.ceil(float(np.max(max_width))))
+    R0 = max(r, 8) + HALF  # the background strength is measured over at least +-8 px
+    R = max(R0, min(wide, 3 * HALF) + HALF)  # (read further for a wide line's other side)
     t = np.arange(-R - 2, R + 3, dtype=np.float32)
     xs = (centres[:, 0:1] + t * normals[:, 0:1]).astype(np.float32)
     ys = (centres[:, 1:2] + t * normals[:, 1:2]).astype(np.float32)
@@ -176,19 +194,89 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     peaks = (inner >= win[:, :-2]) & (inner >= win[:, 2:]) & (inner >= NEAREST_PEAK * inner.max(axis=1, keepdims=True))
     distance = np.where(peaks, np.abs(np.arange(-r, r + 1))[None, :], 10 * r + 10)
     k = R - r + np.argmin(distance + 1e-3 * (inner.max(axis=1, keepdims=True) - inner), axis=1)
-    background = np.median(mag, axis=1)
-    cols = k[:, None] + np.arange(-HALF, HALF + 1)
-    w = np.clip(np.take_along_axis(mag, cols, axis=1) - background[:, None], 0, None)
-    total = w.sum(axis=1)
-    centroid = (w * np.arange(-HALF, HALF + 1)).sum(axis=1) / np.maximum(total, 1e-6)
-    offset = k - R + centroid
+    background = np.median(mag[:, R - R0:R + R0 + 1], axis=1)
+    offset, total = _centroid(mag, background, k)
+    offset = k - R + offset
+    middle = np.full(len(k), np.nan)
+    if max_width is not None:
+        middle = _line_middles(prof, d, coarse, k, R, offset, mag, background, np.broadcast_to(max_width, k.shape))
     ratio = np.take_along_axis(mag, k[:, None], axis=1).ravel() / (background + 1.0)
     offset = np.where((total > 0) & (np.abs(offset) < r), offset, np.nan)
-    return offset, ratio
+    middle = np.where(np.isfinite(offset) & (np.abs(middle) < r), middle, np.nan)
+    return offset, middle, ratio
 
 
-def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1):
-    """Probe every ``step``-th model sample under ``H``: (centres, normals, offsets, ratios, inside mask)."""
+def _centroid(mag: np.ndarray, background: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Centre of edge strength above the background within +-HALF of column ``k`` (relative to k), and its total."""
+    cols = np.clip(k[:, None] + np.arange(-HALF, HALF + 1), 0, mag.shape[1] - 1)
+    w = np.clip(np.take_along_axis(mag, cols, axis=1) - background[:, None], 0, None)
+    total = w.sum(axis=1)
+    return (w * (cols - k[:, None])).sum(axis=1) / np.maximum(total, 1e-6), total
+
+
+EDGE_PURITY = 0.6
+"""A peak is one colour edge (not both sides of a thin line at once) when its smoothed signed
+colour change keeps this share of its smoothed strength."""
+PARTNER_PEAK = 0.4
+"""A line's other side must change the colour back at least this strongly relative to the first."""
+SAME_SIDES = 0.25
+"""Both sides of a printed line are plain and alike: they differ (and vary) by at most this share of the line's contrast."""
+LINE_WIDTH = 0.2
+WIDE_SHARE = 0.5
+"""A line is taken as printed wide (located by its middles) where this share of its probes see both its sides."""
+"""Printed lines are at most this share of the line spacing wide (a checkerboard's next cell
+edge, one spacing away, is never taken for a line's other side)."""
+
+
+def _line_middles(prof: np.ndarray, d: np.ndarray, coarse: np.ndarray, k: np.ndarray, R: int, offset: np.ndarray,
+                  mag: np.ndarray, background: np.ndarray, max_width: np.ndarray) -> np.ndarray:
+    """The middle of the printed line whose one side each offset is on, NaN where it is no line's side (see :func:`_probe_lines`)."""
+    n, T = coarse.shape
+    out = np.full(n, np.nan)
+    signed = d[:, 1:-1] * 0.5 + 0.25 * (d[:, :-2] + d[:, 2:])  # as mag: t = -R .. R
+    taps = np.clip(k[:, None] + np.arange(-4, 5), 0, T - 1)  # _COARSE's 9 taps around the peak
+    here = np.einsum("ntc,t->nc", signed[np.arange(n)[:, None], taps], _COARSE)  # the colour change at the peak
+    strength = np.linalg.norm(here, axis=1)
+    # Only a peak that is one colour change (not both sides of a thin line at once) can be a line's side.
+    sel = np.flatnonzero(np.isfinite(offset) & (strength >= EDGE_PURITY * coarse[np.arange(n), k]))
+    if not len(sel):
+        return out
+    k, strength = k[sel], strength[sel]
+    # Along that colour change: a line's other side is the nearest strong change back.
+    proj = np.einsum("ntc,nc->nt", signed[sel], here[sel] / np.maximum(strength, 1e-6)[:, None])
+    proj = cv2.filter2D(proj, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
+    local = np.zeros_like(proj, bool)
+    local[:, 1:-1] = (proj[:, 1:-1] <= proj[:, :-2]) & (proj[:, 1:-1] <= proj[:, 2:])
+    gap = np.abs(np.arange(T)[None, :] - k[:, None])
+    partner = local & (proj <= -PARTNER_PEAK * strength[:, None]) & (gap >= 2) & (gap <= max_width[sel, None])
+    has = partner.any(axis=1)
+    sel, k, partner, gap = sel[has], k[has], partner[has], gap[has]
+    if not len(sel):
+        return out
+    j = np.argmin(np.where(partner, gap, 10 * T), axis=1)
+    # A line lies on one plain ground: the same colour on both sides (not a cell's edge beside a piece's rim).
+    lo, hi = np.minimum(k, j), np.maximum(k, j)
+    p = prof[sel]
+    rows = np.arange(len(sel))
+    side = lambda i: p[rows[:, None], np.clip(i[:, None] + 2 + np.arange(3), 0, p.shape[1] - 1)]  # noqa: E731
+    before, after = side(lo - 5), side(hi + 3)  # 3 px beyond each edge (prof starts 2 px before mag)
+    ink = p[rows, (lo + hi) // 2 + 2]
+    b_mean, a_mean = before.mean(axis=1), after.mean(axis=1)
+    contrast = np.linalg.norm(ink - 0.5 * (b_mean + a_mean), axis=1)
+    spread = np.maximum(np.linalg.norm(before - b_mean[:, None], axis=2).max(axis=1),
+                        np.linalg.norm(after - a_mean[:, None], axis=2).max(axis=1))
+    line = (np.linalg.norm(b_mean - a_mean, axis=1) <= SAME_SIDES * contrast) & (spread <= SAME_SIDES * contrast)
+    other, _ = _centroid(mag[sel], background[sel], j)
+    out[sel] = np.where(line, 0.5 * (offset[sel] + (j - R + other)), np.nan)
+    return out
+
+
+def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1,
+                 middles: bool = True):
+    """Probe every ``step``-th model sample under ``H``: (centres, normals, offsets, ratios, inside mask).
+
+    ``middles``: wide printed lines are located by their middles (see :func:`_probe_lines`; the
+    precise rounds need it, a quick score does not)."""
     h, w = image.shape[:2]
     centres = _apply(H, model.samples[::step])
     normals = _project_lines(H, model)[model.sample_line[::step], :2]
@@ -197,7 +285,19 @@ def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: fl
     offsets = np.full(len(centres), np.nan)
     ratios = np.zeros(len(centres))
     if inside.any():
-        offsets[inside], ratios[inside] = _probe(image, centres[inside], normals[inside], radius)
+        width = None
+        if middles:
+            samples, board_normals = model.samples[::step][inside], model.lines[model.sample_line[::step][inside], :2]
+            half = 0.5 * model.spacing_mm * board_normals
+            width = LINE_WIDTH * np.linalg.norm(_apply(H, samples + half) - _apply(H, samples - half), axis=1)
+        edge, middle, ratios[inside] = _probe_lines(image, centres[inside], normals[inside], radius, width)
+        # A line is printed wide where most of its probes that see it see both its sides; elsewhere
+        # a pair is a cell's edge beside a piece's rim or another cell's edge.
+        line = model.sample_line[::step][inside]
+        seen = np.bincount(line, np.isfinite(edge), minlength=len(model.lines))
+        paired = np.bincount(line, np.isfinite(middle), minlength=len(model.lines))
+        wide = paired >= WIDE_SHARE * np.maximum(seen, 1)
+        offsets[inside] = np.where(wide[line] & np.isfinite(middle), middle, edge)
     return centres, normals, offsets, ratios, inside
 
 
@@ -256,7 +356,7 @@ def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence
     for r in radii:
         if not plausible(H, model, size):
             raise BoardNotFound("board not found: the grid fit collapsed")
-        centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r)
+        centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r, middles=r <= FINAL_RADIUS)
         ok = np.isfinite(offsets) & (ratios >= PEAKINESS * 0.8)
         if r <= FINAL_RADIUS:  # locked on: the grid alone sets the final fit
             ok &= ~model.on_border
@@ -675,7 +775,7 @@ def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> floa
     if not plausible(H, model, (image.shape[1], image.shape[0])):
         return 0.0
     radius = float(np.clip(0.15 * _spacing_px(H, model), 2, 6))
-    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius, step=3)
+    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius, step=3, middles=False)
     return float((np.isfinite(offsets) & (ratios >= PEAKINESS)).sum()) / max(len(inside), 1)
 
 
