@@ -412,13 +412,25 @@ def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
     r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
     radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > FINAL_RADIUS] + [FINAL_RADIUS, FINAL_RADIUS]
     fit = _evaluate(image, _refine(image, H0, model, radii), model)
-    for _ in range(3):  # is the grid one line off?
-        shifted = [_evaluate(image, _translate(fit.H, v), model) for v in _lattice_shifts(model)]
-        best = max(shifted, key=lambda f: f.support)
-        if best.support <= fit.support + 0.02:
+    for _ in range(3):  # is the grid one line off? (compared by their plain edges, all read at once)
+        Hs = [fit.H] + [_translate(fit.H, v) for v in _lattice_shifts(model)]
+        support = _plain_supports(image, Hs, model)
+        best = 1 + int(np.argmax(support[1:]))
+        if support[best] <= support[0] + 0.02:
             break
-        fit = _evaluate(image, _refine(image, best.H, model, [FINAL_RADIUS, FINAL_RADIUS]), model)
+        fit = _evaluate(image, _refine(image, Hs[best], model, [FINAL_RADIUS, FINAL_RADIUS]), model)
     return fit
+
+
+def _plain_supports(image: np.ndarray, Hs: Sequence[np.ndarray], model: BoardModel) -> list[float]:
+    """:attr:`GridFit.support` of each homography as :func:`_evaluate` measures it, but every probe
+    taking its edge as it is (no line middles)."""
+    radii = [float(np.clip(0.3 * _spacing_px(H, model), 3, 8)) for H in Hs]
+    out = []
+    for offsets, ratios, inside in _probe_many(image, Hs, model, radii):
+        good = inside & (np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX) & (ratios >= PEAKINESS)
+        out.append(float(good.sum()) / max(int(inside.sum()), 1))
+    return out
 
 
 def accept(fit: GridFit) -> str | None:
@@ -772,11 +784,45 @@ def _undistort_maps(K: bytes, dist: bytes, size: tuple[int, int]) -> tuple[np.nd
 
 def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> float:
     """Fraction of probes with a sharp edge near their line: a quick score for a rough hypothesis."""
-    if not plausible(H, model, (image.shape[1], image.shape[0])):
-        return 0.0
-    radius = float(np.clip(0.15 * _spacing_px(H, model), 2, 6))
-    _, _, offsets, ratios, inside = _probe_model(image, H, model, radius, step=3, middles=False)
-    return float((np.isfinite(offsets) & (ratios >= PEAKINESS)).sum()) / max(len(inside), 1)
+    return _coarse_supports(image, [H], model)[0]
+
+
+def _coarse_supports(image: np.ndarray, Hs: Sequence[np.ndarray], model: BoardModel) -> list[float]:
+    """:func:`_coarse_support` of many hypotheses at once."""
+    size = (image.shape[1], image.shape[0])
+    Hs = [H if plausible(H, model, size) else None for H in Hs]
+    radii = [float(np.clip(0.15 * _spacing_px(H, model), 2, 6)) if H is not None else 0.0 for H in Hs]
+    n = len(model.samples[::3])
+    return [0.0 if p is None else float((np.isfinite(p[0]) & (p[1] >= PEAKINESS)).sum()) / n
+            for p in _probe_many(image, Hs, model, radii, step=3)]
+
+
+def _probe_many(image: np.ndarray, Hs: Sequence[np.ndarray | None], model: BoardModel, radii: Sequence[float],
+                step: int = 1) -> list[tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
+    """:func:`_probe_model` (edges only) of many homographies, read together where their windows
+    match (one call of :func:`_probe` is far cheaper than many): (offsets, ratios, inside) each, None for None."""
+    size = (image.shape[1], image.shape[0])
+    samples = model.samples[::step]
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(Hs)
+    groups: dict[int, list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for i, (H, radius) in enumerate(zip(Hs, radii)):
+        if H is None:
+            continue
+        centres = _apply(H, samples)
+        normals = _project_lines(H, model)[model.sample_line[::step], :2]
+        m = radius + 3
+        inside = ((centres[:, 0] > m) & (centres[:, 0] < size[0] - 1 - m)
+                  & (centres[:, 1] > m) & (centres[:, 1] < size[1] - 1 - m))
+        out[i] = (np.full(len(samples), np.nan), np.zeros(len(samples)), inside)
+        if inside.any():  # _probe depends on the radius only through its ceiling
+            groups.setdefault(max(1, int(math.ceil(radius))), []).append((i, inside, centres[inside], normals[inside]))
+    for r, members in groups.items():
+        offsets, ratios = _probe(image, np.vstack([c for *_, c, _ in members]), np.vstack([nm for *_, nm in members]), r)
+        start = 0
+        for i, inside, c, _ in members:
+            out[i][0][inside], out[i][1][inside] = offsets[start:start + len(c)], ratios[start:start + len(c)]
+            start += len(c)
+    return out
 
 
 def _slab_hypotheses(image: np.ndarray, model: BoardModel, quad: np.ndarray, keep: int = 2) -> list[np.ndarray]:
@@ -796,8 +842,8 @@ def _slab_hypotheses(image: np.ndarray, model: BoardModel, quad: np.ndarray, kee
         a = k * math.pi / 2
         rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
         for fill in np.arange(0.5, 1.001, 0.02):
-            H = Hq @ rot @ np.diag([fill / radius, fill / radius, 1.0])
-            scored.append((_coarse_support(image, H, model), H))
+            scored.append(Hq @ rot @ np.diag([fill / radius, fill / radius, 1.0]))
+    scored = list(zip(_coarse_supports(image, scored, model), scored))
     scored.sort(key=lambda t: -t[0])
     return [H for _, H in scored[:keep]]
 
@@ -819,7 +865,7 @@ def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarra
     stages.append(lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)])
     for stage in stages:
         found = stage()
-        scored = sorted(((_coarse_support(image, H, model), i) for i, H in enumerate(found)), reverse=True)
+        scored = sorted(((score, i) for i, score in enumerate(_coarse_supports(image, found, model))), reverse=True)
         yield [found[i] for score, i in scored[:MAX_TRIES] if score > 0]
 
 
