@@ -10,7 +10,7 @@ from scratch and prints, per board side:
 
 * point error (px) against the ground truth: median and worst over all points of all
   found images, with the camera's intrinsics known (as after ``calibrate camera``) and
-  unknown (focal length from the picture, no distortion model);
+  unknown (focal length from the picture, radial distortion k1 from how the lines bend);
 * orientation: right in how many images (from the known position's pieces; on the
   White's-side scenes from the ``near`` rule alone);
 * failures ("board not found") and silent wrong poses (a pose returned with a point

@@ -11,8 +11,8 @@ import pytest
 
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
-from vision.board_finder import (BoardNotFound, _evaluate, _probe_lines, accept, board_model, find_board, locate_board,
-                                 undistort)
+from vision.board_finder import (BoardNotFound, GridFit, _evaluate, _lens_from_lines, _probe_lines, accept, board_model,
+                                 find_board, locate_board, undistort)
 from vision.synth.games import game_info
 from vision.synth.photo import random_photo_look
 from vision.synth.rig import RigRange, random_pose
@@ -140,6 +140,26 @@ def test_a_low_view_over_a_checked_tablecloth_keeps_the_far_band(game, index, az
 def test_without_intrinsics_the_board_is_still_found(hex_shot):
     pose = find_board(hex_shot.image, "hex")
     assert np.median(point_errors(pose, hex_shot)) < 3.0
+
+
+@pytest.mark.parametrize("k1", [-0.15, 0.0, 0.1])
+def test_without_intrinsics_the_lens_distortion_is_read_from_how_the_lines_bend(k1):
+    """Observations on the printed lines as a lens with distortion k1 shows them: the plumb-line
+    estimate straightens them, and a straight lens is left alone."""
+    model = board_model("square")
+    size = (1280, 720)
+    K = np.array([[800.0, 0, 640], [0, 800, 360], [0, 0, 1]])
+    R, _ = cv2.Rodrigues(np.array([2.4, 0.0, 0.0]))  # about 45 degrees down on the board
+    t = np.array([0.0, 0.0, 650.0])
+    xyz = np.hstack([model.samples, np.zeros((len(model.samples), 1))])
+    seen, _ = cv2.projectPoints(xyz, R, t, K, np.array([k1, 0, 0, 0, 0]))
+    seen = seen.reshape(-1, 2) + np.random.default_rng(1).normal(0, 0.2, (len(xyz), 2))
+    H = K @ np.column_stack([R[:, 0], R[:, 1], t])
+    fit = GridFit(H / H[2, 2], 0.9, 1.0, 4, 0.9, seen)
+    lens, undistorted = _lens_from_lines(fit, model, size)
+    assert lens.dist[0] == pytest.approx(k1, abs=0.03)
+    want, _ = cv2.projectPoints(xyz, R, t, K, None)
+    assert np.abs(undistorted.observations - want.reshape(-1, 2)).max() < 1.5
 
 
 @pytest.mark.parametrize("make, message", [

@@ -17,7 +17,8 @@ API (used by the CLI, the live session and stack reading)::
 ``image`` is a BGR ``uint8`` array (as ``cv2.imread`` gives), ``camera`` a
 :class:`calibration.camera.CameraModel` for this image size or ``None`` (then the focal
 length is estimated from the board's perspective, 60 degrees field of view where that is
-not possible, e.g. straight from above).  The returned pose maps the board frame of
+not possible, e.g. straight from above, and the lens's radial distortion from how the
+printed lines bend).  The returned pose maps the board frame of
 :mod:`rules.geometry` (mm, ``x`` to White's right, ``y`` away from White) into the image.
 
 How it works (nothing depends on the board's colours: only on its printed lines):
@@ -58,7 +59,7 @@ How it works (nothing depends on the board's colours: only on its printed lines)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterator, Mapping, Sequence
 
@@ -683,17 +684,84 @@ def _keypoints_from_lines(fit: GridFit, model: BoardModel) -> tuple[np.ndarray, 
 
 def pose_from_fit(fit: GridFit, model: BoardModel, camera: CameraModel | None, image_size: tuple[int, int],
                   spec: BoardSpec = DEFAULT_SPEC) -> BoardPose:
-    """The metric pose of a verified grid fit (in the fit's arbitrary one-of-N orientation)."""
-    cam_undist = (CameraModel(camera.K, np.zeros(5), image_size) if camera is not None
-                  else _camera_for(fit.H, image_size, model))
+    """The metric pose of a verified grid fit (in the fit's arbitrary one-of-N orientation).
+
+    Without a camera, the focal length comes from the board's perspective and the lens's
+    radial distortion from how the printed lines bend (:func:`_lens_from_lines`)."""
+    if camera is None:
+        camera, fit = _lens_from_lines(fit, model, image_size)
+    cam_undist = CameraModel(camera.K, np.zeros(5), image_size)
     obj, img = _keypoints_from_lines(fit, model)
     if len(obj) < 8:  # too few crossings seen: use the grid homography's keypoints
         obj, img = model.keypoints, _apply(fit.H, model.keypoints)
     pose = _pose_from_points(obj, img, cam_undist, model, spec)
     if pose is None or pose.tvec[2] <= 0 or pose.elevation_deg() < MIN_ELEVATION_DEG:
         raise BoardNotFound("board not found: no consistent pose for the grid")
-    final_cam = camera if camera is not None else cam_undist
-    return BoardPose(final_cam, pose.rvec, pose.tvec, model.kind, spec)
+    return BoardPose(camera, pose.rvec, pose.tvec, model.kind, spec)
+
+
+LENS_K1_RANGE = (-0.5, 0.3)
+"""Radial distortion (OpenCV's k1) searched for when the camera is not known."""
+LENS_PRIOR = 0.3
+"""px^2: a k1 must straighten the lines by at least this times k1^2 (mean truncated square of
+the points' distances from their lines) to be taken: lenses rarely bend much, and a board's
+printed lines carry some bend of their own (a piece's rim, a wide line's side)."""
+
+
+def _straightness(pts: np.ndarray, line: np.ndarray, n_lines: int, c_px: float = 1.0) -> float:
+    """How far points lie from the straight line best through their own line's points (mean
+    truncated square, px^2; Tukey-weighted line fits): a whole line seen a little off its place
+    costs nothing, a line that bends does."""
+    w = np.ones(len(pts))
+    for _ in range(2):
+        sw = np.bincount(line, w, n_lines) + 1e-9
+        dx = pts[:, 0] - (np.bincount(line, w * pts[:, 0], n_lines) / sw)[line]
+        dy = pts[:, 1] - (np.bincount(line, w * pts[:, 1], n_lines) / sw)[line]
+        sxx, syy, sxy = (np.bincount(line, w * a * b, n_lines) for a, b in ((dx, dx), (dy, dy), (dx, dy)))
+        angle = 0.5 * np.arctan2(2 * sxy, sxx - syy)  # each line's direction
+        res = dy * np.cos(angle)[line] - dx * np.sin(angle)[line]
+        w = (1 - np.clip(np.abs(res) / (2.5 * c_px), 0, 1) ** 2) ** 2
+    return float(np.mean(np.minimum(res * res, c_px * c_px)))
+
+
+def _lens_from_lines(fit: GridFit, model: BoardModel, image_size: tuple[int, int]) -> tuple[CameraModel, GridFit]:
+    """A camera for a frame of unknown intrinsics, and the fit with its observations undistorted.
+
+    Focal length from the board's perspective (:func:`_camera_for`); radial distortion k1 by
+    the plumb-line rule: printed lines are straight, so the k1 that straightens the observed
+    lines best (every line fitted on its own, so a line seen a little off its place does not
+    count), a large k1 only on clear evidence (:data:`LENS_PRIOR`)."""
+    cam = _camera_for(fit.H, image_size, model)
+    seen = np.isfinite(fit.observations[:, 0]) & ~model.on_border
+    seen &= np.bincount(model.sample_line[seen], minlength=len(model.lines))[model.sample_line] >= 5
+    if seen.sum() < 20:
+        return cam, fit
+    obs, line = fit.observations[seen], model.sample_line[seen]
+
+    def undistorted(pts: np.ndarray, k1: float) -> np.ndarray:
+        return cv2.undistortPoints(pts.reshape(-1, 1, 2).astype(np.float64), cam.K, np.array([k1, 0, 0, 0, 0.0]),
+                                   None, cam.K, criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-6)
+                                   ).reshape(-1, 2)
+
+    def cost(k1: float) -> float:
+        return _straightness(undistorted(obs, k1), line, len(model.lines)) + LENS_PRIOR * k1 * k1
+
+    grid = np.linspace(*LENS_K1_RANGE, 17)
+    i = int(np.argmin([cost(k) for k in grid]))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    for _ in range(10):  # ternary search in the best grid cell's neighbourhood
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        lo, hi = (lo, b) if cost(a) < cost(b) else (a, hi)
+    k1 = 0.5 * (lo + hi)
+    if not cost(k1) < cost(0.0):
+        return cam, fit
+    all_seen = np.isfinite(fit.observations[:, 0])
+    obs_und = np.full_like(fit.observations, np.nan)
+    obs_und[all_seen] = undistorted(fit.observations[all_seen], k1)
+    good = all_seen & ~model.on_border
+    H = _fit_homography(fit.H, obs_und[good], model.lines[model.sample_line[good]], c_px=1.5)
+    lens = CameraModel(cam.K, np.array([k1, 0, 0, 0, 0.0]), image_size)
+    return lens, replace(fit, H=H, observations=obs_und)
 
 
 # --------------------------------------------------------------------------- orientation
