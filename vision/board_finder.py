@@ -48,8 +48,9 @@ How it works (nothing depends on the board's colours: only on its printed lines)
    in any direction; otherwise
    :class:`BoardNotFound`.  The pose must also explain the crossings to within 3 px.
 4. **Pose.** The image lines are fitted one by one and crossed at the keypoints (hex
-   points, cell corners); ``cv2.solvePnP`` (IPPE) on all of them, again without the
-   crossings it cannot explain, then ``cv2.solvePnPRefineLM`` give the pose.
+   points, cell corners); ``cv2.solvePnP`` (IPPE) on these crossings and the grid
+   homography's keypoints, again without the points it cannot explain, then
+   ``cv2.solvePnPRefineLM`` give the pose.
 5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
    chosen by ``white_side`` (``near``: the border edge nearest the camera) or, when a
    known position (e.g. the start position) is given and the piece colours are decisive,
@@ -703,6 +704,9 @@ def pose_from_fit(fit: GridFit, model: BoardModel, camera: CameraModel | None, i
     obj, img = _keypoints_from_lines(fit, model)
     if len(obj) < 8:  # too few crossings seen: use the grid homography's keypoints
         obj, img = model.keypoints, _apply(fit.H, model.keypoints)
+    else:  # both: the crossings follow what the plane's homography cannot (a lens's leftover bend), the
+        # homography's keypoints are steadier than two short lines crossing
+        obj, img = np.vstack([obj, model.keypoints]), np.vstack([img, _apply(fit.H, model.keypoints)])
     pose = _pose_from_points(obj, img, cam_undist, model, spec)
     if pose is None or pose.tvec[2] <= 0 or pose.elevation_deg() < MIN_ELEVATION_DEG:
         raise BoardNotFound("board not found: no consistent pose for the grid")
