@@ -380,6 +380,37 @@ def _spacing_px(H: np.ndarray, model: BoardModel) -> float:
     return float(min(dx.min(), dy.min()))
 
 
+def _apply_many(Hs: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """:func:`_apply` of M homographies (M x 3 x 3) to the same points: M x N x 2."""
+    p = np.hstack([pts, np.ones((len(pts), 1))]) @ Hs.transpose(0, 2, 1)
+    return p[..., :2] / p[..., 2:3]
+
+
+def _spacings_px(Hs: np.ndarray, model: BoardModel) -> np.ndarray:
+    """:func:`_spacing_px` of M homographies at once."""
+    pts = np.vstack([model.outline * 0.8, [[0.0, 0.0]]])
+    step = model.spacing_mm
+    at = _apply_many(Hs, pts)
+    dx = np.linalg.norm(_apply_many(Hs, pts + [step, 0]) - at, axis=2)
+    dy = np.linalg.norm(_apply_many(Hs, pts + [0, step]) - at, axis=2)
+    return np.minimum(dx.min(axis=1), dy.min(axis=1))
+
+
+def _plausibles(Hs: np.ndarray, model: BoardModel, image_size: tuple[int, int]) -> np.ndarray:
+    """:func:`plausible` of M homographies at once (the convexity test only where the rest passes)."""
+    p = np.hstack([model.outline, np.ones((len(model.outline), 1))]) @ Hs.transpose(0, 2, 1)
+    front = np.all(p[..., 2] > 0, axis=1) | np.all(p[..., 2] < 0, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        poly = p[..., :2] / p[..., 2:3]
+        x, y = poly[..., 0], poly[..., 1]
+        area = -0.5 * ((x * np.roll(y, -1, axis=1)).sum(axis=1) - (y * np.roll(x, -1, axis=1)).sum(axis=1))
+    w, h = image_size
+    ok = front & (0.005 * w * h <= area) & (area <= 4.0 * w * h)
+    for i in np.flatnonzero(ok):
+        ok[i] = cv2.isContourConvex(poly[i].astype(np.float32))
+    return ok
+
+
 def _evaluate(image: np.ndarray, H: np.ndarray, model: BoardModel) -> GridFit:
     radius = float(np.clip(0.3 * _spacing_px(H, model), 3, 8))
     centres, normals, offsets, ratios, inside = _probe_model(image, H, model, radius)
@@ -427,7 +458,7 @@ def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
 def _plain_supports(image: np.ndarray, Hs: Sequence[np.ndarray], model: BoardModel) -> list[float]:
     """:attr:`GridFit.support` of each homography as :func:`_evaluate` measures it, but every probe
     taking its edge as it is (no line middles)."""
-    radii = [float(np.clip(0.3 * _spacing_px(H, model), 3, 8)) for H in Hs]
+    radii = [float(np.clip(0.3 * d, 3, 8)) for d in _spacings_px(np.array(Hs, float), model)]
     out = []
     for offsets, ratios, inside in _probe_many(image, Hs, model, radii):
         good = inside & (np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX) & (ratios >= PEAKINESS)
@@ -871,8 +902,13 @@ def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> floa
 def _coarse_supports(image: np.ndarray, Hs: Sequence[np.ndarray], model: BoardModel) -> list[float]:
     """:func:`_coarse_support` of many hypotheses at once."""
     size = (image.shape[1], image.shape[0])
-    Hs = [H if plausible(H, model, size) else None for H in Hs]
-    radii = [float(np.clip(0.15 * _spacing_px(H, model), 2, 6)) if H is not None else 0.0 for H in Hs]
+    if not len(Hs):
+        return []
+    stack = np.array(Hs, float)
+    ok = _plausibles(stack, model, size)
+    spacing = _spacings_px(stack, model)
+    Hs = [H if good else None for H, good in zip(Hs, ok)]
+    radii = [float(np.clip(0.15 * d, 2, 6)) for d in spacing]
     n = len(model.samples[::3])
     return [0.0 if p is None else float((np.isfinite(p[0]) & (p[1] >= PEAKINESS)).sum()) / n
             for p in _probe_many(image, Hs, model, radii, step=3)]
