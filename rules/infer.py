@@ -49,8 +49,11 @@ from rules.base import COLOUR_NAMES, Board, Outcome, other
 
 Kind = Literal["turn", "partial", "ambiguous", "illegal", "unchanged", "restored"]
 
-LOW_CONFIDENCE = 0.5
-"""A point read with confidence below this may be overruled by an otherwise unique turn."""
+LOW_CONFIDENCE = 0.6
+"""A point read with confidence below this may be overruled by an otherwise unique turn.
+The stack reader's confidences are calibrated so that on held-out rendered films no
+wrong reading reaches 0.6 (a few reach 0.5: a disc set back before its own shadow looks
+like two); a turn itself changes points read far surer than that."""
 
 MAX_CANDIDATES = 12
 """Ambiguous and partial answers list at most this many readings, best first."""
@@ -724,18 +727,22 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
 
 def _tentative(state: GameState, observation: Observation) -> Any:
     """The turn that an observation inferred ``unchanged`` would be if its uncertain readings
-    were right: the one legal turn (or turns to one position) fitting every seen point."""
+    were right: the one legal turn (or turns to one position) fitting every seen point, or
+    else the one changing exactly the points whose (unsure) readings changed: a disc just
+    placed may be read unsure as two, but it is where the change is."""
     if state.pending is not None:
         return None
     board = state.board
     sure = _Seen.of(board, observation, 0.0)  # every reading taken at its word
-    if not _mismatches(board.stack_fits, sure, board.stacks, range(len(board.stacks))):
+    changed = _mismatches(board.stack_fits, sure, board.stacks, range(len(board.stacks)))
+    if not changed:
         return None
     pos = state.position()
     exact, _ = _match_turns(board, pos, sure, board.stacks)
-    if not exact or len({frozenset(pos.results[m.index][1].items()) for m in exact}) > 1:
+    members = [m.index for m in exact] or pos.groups.get(frozenset(changed), [])
+    if not members or len({frozenset(pos.results[n][1].items()) for n in members}) > 1:
         return None
-    return pos.results[exact[0].index][0]
+    return pos.results[members[0]][0]
 
 
 def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:

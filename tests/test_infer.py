@@ -202,6 +202,17 @@ def test_a_turn_read_only_uncertainly_is_played_when_the_reply_shows_both() -> N
     assert state.tentative is None
 
 
+def test_a_turn_misread_unsure_where_it_changed_the_board_is_still_kept_tentative() -> None:
+    """A disc just placed read unsure as two (its own shadow looks like a second disc): the one
+    turn changing exactly that point is kept, and the reply's board confirms it."""
+    state = GameState(new_game("abande"))
+    state.update(Observation({"d4": "b"}, {"d4": 0.95}))
+    assert state.update(Observation({**state.board.visible(), "d5": "ww"}, {"d5": 0.45})).kind == "unchanged"
+    assert state.board.turn_notation(state.tentative) == "d5"
+    result = state.update(Observation({**state.board.visible(), "d5": "w", "e4": "b"}, {"d5": 0.9, "e4": 0.9}))
+    assert result.kind == "turn" and result.candidates[0].notations == ("d5", "e4")
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")

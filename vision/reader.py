@@ -24,7 +24,9 @@ from rules.geometry import Geometry
 from rules.infer import Observation
 from vision.colours import ColourModel, brightness, decide, reference_brightness
 from vision.hands import hand_mask
-from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, read_heights
+from vision.heights import read_heights
+from vision.placement import stack_colours
+from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel
 
 MIN_SHARPNESS = 0.09
 """Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read:
@@ -100,23 +102,29 @@ class StackReader:
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             hidden = hand[px[:, 1], px[:, 0]]
-        heights, prob, masks = read_heights(model, frame, hidden)
-        tops: dict[int, float] = {}
-        sides: dict[tuple[int, int], float] = {}
-        for i, hgt in enumerate(heights):
-            ps, s = model.points[i], model.starts[i]
-            cap = ps.cap[hgt][masks[i][ps.cap[hgt]]] if hgt else ()
-            if len(cap):
-                tops[i] = _level(frame, s + cap)
-            if ps.side_px < FLAT_SIDE_PX:
-                continue
-            for k in range(hgt):
-                idx = ps.front[k][masks[i][ps.front[k]]]
-                if len(idx) and len(idx) >= HIDDEN_LAYER * len(ps.front[k]):
-                    sides[(i, k)] = _level(frame, s + idx)
+        heights, prob, masks, offsets = read_heights(model, frame, hidden)
+        # Colours are read where each stack seems to stand and where its point is: where
+        # the two disagree, the offset found decides the colour, and the disc is unsure.
+        readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at))
+                    for at in (offsets, np.zeros_like(offsets))]
         reference = reference_brightness(frame)
+        tops, sides = readings[0]
         top_colours = ColourModel.fit(np.array(list(tops.values())), reference)
         side_colours = ColourModel.fit(np.array(list(sides.values())), reference)
+
+        def colour(i: int, k: int) -> tuple[str, float]:
+            """Layer ``k`` of point ``i``: its colour and confidence (:func:`decide`) from its top
+            face and side, where the stack seems to stand; a confidence of 0.5 where its point
+            would say the other colour."""
+            scores = []
+            for r_tops, r_sides in readings:
+                sc = top_colours.score(r_tops[i]) if k == heights[i] - 1 and i in r_tops else 0.0
+                if (i, k) in r_sides:  # a short side shows the board or the next layer too
+                    sc += height_reliability(model.points[i].side_px) * side_colours.score(r_sides[(i, k)])
+                scores.append(sc)
+            c, cc = decide(scores[0])
+            return (c, cc) if decide(scores[1])[0] == c else (c, 0.5)
+
         points: dict[str, str] = {}
         confidence: dict[str, float] = {}
         for i, name in enumerate(names):
@@ -135,12 +143,8 @@ class StackReader:
                 # only the missing outlines do, and they may have been hidden too.
                 conf *= float(masks[i][ps.cap[0]].mean())
             for k in range(int(heights[i])):
-                top = k == heights[i] - 1 and i in tops
-                if top or (i, k) in sides:
-                    score = top_colours.score(tops[i]) if top else 0.0
-                    if (i, k) in sides:  # a short side shows the board or the next layer too
-                        score += height_reliability(ps.side_px) * side_colours.score(sides[(i, k)])
-                    c, cc = decide(score)
+                if (k == heights[i] - 1 and i in tops) or (i, k) in sides:
+                    c, cc = colour(i, k)
                     stack += c
                     conf *= cc
                 else:
@@ -153,10 +157,31 @@ class StackReader:
         return Reading(self.game, Observation(points, confidence), True)
 
 
-def _level(frame: FrameSamples, samples: np.ndarray) -> float:
-    """The brightness of a disc's face from its samples: a low percentile, so that a lamp's
-    highlight on a glossy disc does not make it white."""
-    return float(np.percentile(brightness(frame.colour[samples]), 30))
+def _layer_levels(model: StackModel, heights: np.ndarray, masks: list[np.ndarray],
+                  colours: dict[int, tuple[list[np.ndarray], np.ndarray]]
+                  ) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
+    """Brightness of every visible top face (point -> level) and layer side ((point, layer) ->
+    level) from :func:`vision.placement.stack_colours`; sides too flat to show are left out."""
+    tops: dict[int, float] = {}
+    sides: dict[tuple[int, int], float] = {}
+    for i, (layers, cap) in colours.items():
+        ps, hgt = model.points[i], int(heights[i])
+        seen = masks[i][ps.cap[hgt]]
+        if seen.any():
+            tops[i] = _level(cap[seen])
+        if ps.side_px < FLAT_SIDE_PX:
+            continue
+        for k in range(hgt):
+            seen = masks[i][ps.front[k]]
+            if seen.any() and seen.sum() >= HIDDEN_LAYER * len(seen):
+                sides[(i, k)] = _level(layers[k][seen])
+    return tops, sides
+
+
+def _level(colours: np.ndarray) -> float:
+    """The brightness of a disc's face from its samples' colours: a low percentile, so that a
+    lamp's highlight on a glossy disc does not make it white."""
+    return float(np.percentile(brightness(colours), 30))
 
 
 def draw_reading(image: np.ndarray, pose: BoardPose, geometry: Geometry, reading: Reading) -> np.ndarray:

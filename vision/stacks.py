@@ -1,25 +1,23 @@
-"""Reading every point's stack from one frame with the 3-D model of the stacks.
+"""Where to look for every point's stack in one frame, with the 3-D model of the stacks.
 
 With the board pose known, a stack of height ``h`` at a point is an upright cylinder
 (disc diameter and height from :class:`rules.geometry.BoardSpec`) whose top face and
 sides land at known pixels.  :class:`StackModel` precomputes, once per pose, where to
 look for every point and every height the game allows:
 
-* the *far rim* of the top face at height ``h``: pairs of pixels just inside and just
-  outside the top face's far edge, where a stack of height ``h`` has its silhouette
-  against whatever is behind it (board, or a stack further back);
-* the *side silhouette* of every layer: pairs inside/outside the stack's left and
-  right outline at the layer's mid-height;
+* the *far rim* of the top face at height ``h``, where a stack of height ``h`` has its
+  silhouette against whatever is behind it (board, or a stack further back); the *near
+  rims* at every layer (the grooves between discs, the foot on the board); and the *side
+  silhouette* of every layer: each as pixels at a range of distances across the outline,
+  since discs sit a few millimetres off their point;
 * the *front band* of every layer: pixels on the side facing the camera, whose colour
-  is the layer's colour;
+  is the layer's colour, and the top face;
 * which of those pixels each nearer stack hides, as a function of that stack's height.
 
-:meth:`StackModel.read` then goes through the points from the camera outwards: it
-picks the height whose silhouette the pixels support best (a stack of the right
-height has a strong colour edge along its far rim and along every layer's outline;
-one too high finds no edge above its top, one too low finds its "rim" inside the
-stack), reads each layer's colour with the frame's colour model
-(:mod:`vision.colours`), and leaves ``?`` where nearer stacks hide a layer.
+:class:`FrameSamples` samples one frame there; :func:`outline_evidence` and
+:func:`band_colours` sum up what the samples show.  :mod:`vision.placement` finds where
+each stack really stands, :mod:`vision.heights` decides the heights from all that, and
+:mod:`vision.reader` reads the colours and leaves ``?`` where nearer stacks hide a layer.
 
 Pixels are (x right, y down) as in :mod:`calibration.camera`; millimetres are the
 board frame (origin at the board centre, z up).
@@ -41,9 +39,12 @@ RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
 """Where on the far rim to look, degrees from the direction straight away from the camera."""
 FRONT_ANGLES_DEG = np.array([-40.0, -20.0, 0.0, 20.0, 40.0])
 """Where on a layer's side to read its colour, degrees from the direction towards the camera."""
-RADIAL_MM = np.array([-1.5, -0.75, 0.0, 0.75, 1.5])
+RADIAL_MM = np.arange(-3.5, 3.51, 0.5)
 """Offsets (mm) around an expected outline where its edge is looked for: discs sit a
-few millimetres off their point."""
+few millimetres off their point (:mod:`vision.placement` finds where)."""
+NEAR_MM = 1.5
+"""The height evidence of :func:`outline_evidence` takes an outline's edge this close (mm) to
+where a stack on its point would have it."""
 SILHOUETTE_MARGIN_MM = 2.5
 """Discs sit up to about this far off their point: nearer stacks are drawn this much larger."""
 
@@ -72,6 +73,9 @@ class _PointSamples:
     """(samples, blockers): the lowest height of each blocker that hides each sample (H + 1: never)."""
     side_px: float = 0.0
     """How tall one layer's side looks in pixels (0 seen from straight above)."""
+    directions: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    """Per outline place (rims, near rims, sides, in order), the board-plane unit vector
+    pointing outwards from the point: a stack offset by d moves the place's edge by its dot product with d."""
 
 
 def _circle(cx: float, cy: float, r: float, z: float, angles: np.ndarray) -> np.ndarray:
@@ -112,8 +116,10 @@ class StackModel:
         self.points: list[_PointSamples] = []
         self.starts: list[int] = []
         n = 0
+        self.towards = np.arctan2(cam[1] - self.centres_mm[:, 1], cam[0] - self.centres_mm[:, 0])
+        """Per point, the direction (radians, board frame) from the point towards the camera."""
         for i, (cx, cy) in enumerate(self.centres_mm):
-            towards = math.atan2(cam[1] - cy, cam[0] - cx)
+            towards = float(self.towards[i])
             pts, samples = self._samples(cx, cy, towards)
             self.starts.append(n)
             n += len(pts)
@@ -142,8 +148,14 @@ class StackModel:
             pts.append(block)
             return np.arange(start, start + len(block))
 
+        directions: list[np.ndarray] = []
+
         def outline(z: float, angles: np.ndarray) -> np.ndarray:
-            return add(np.vstack([_circle(cx, cy, r + d, z, angles) for d in RADIAL_MM])).reshape(len(RADIAL_MM), -1)
+            directions.append(np.column_stack([np.cos(angles), np.sin(angles)]))
+            rr = r + RADIAL_MM[:, None]
+            x, y = cx + rr * np.cos(angles), cy + rr * np.sin(angles)
+            ring = np.stack([x, y, np.full(x.shape, z)], axis=-1)
+            return add(ring.reshape(-1, 3)).reshape(len(RADIAL_MM), -1)
 
         away = towards + math.pi + np.radians(RIM_ANGLES_DEG)
         rim = [outline(h * L, away) for h in range(1, H + 1)]
@@ -151,14 +163,26 @@ class StackModel:
         sides = towards + np.radians([88.0, -88.0])
         side = [outline((k + f) * L, sides) for k in range(H) for f in (0.3, 0.7)]
         side = [np.hstack(side[2 * k:2 * k + 2]) for k in range(H)]
-        front_a = towards + np.radians(FRONT_ANGLES_DEG)
-        front = [add(np.vstack([_circle(cx, cy, r, (k + f) * L, front_a) for f in (0.35, 0.65)])) for k in range(H)]
-        cap_a = np.radians(np.arange(0, 360, 60))
-        cap = [add(np.vstack([[[cx, cy, h * L]], _circle(cx, cy, 0.4 * r, h * L, cap_a)])) for h in range(H + 1)]
+        outward = np.vstack(directions)
+        front = [add(self.front_mm(cx, cy, towards, k)) for k in range(H)]
+        cap = [add(self.cap_mm(cx, cy, h)) for h in range(H + 1)]
         # How tall a layer's side looks: the front point at the foot and one layer up.
         foot = self.pose.project(np.array([[cx + r * math.cos(towards), cy + r * math.sin(towards), z]
                                            for z in (0.0, L)]))
-        return np.vstack(pts), _PointSamples(rim, near, side, front, cap, side_px=float(np.hypot(*(foot[1] - foot[0]))))
+        return np.vstack(pts), _PointSamples(rim, near, side, front, cap, side_px=float(np.hypot(*(foot[1] - foot[0]))),
+                                             directions=outward)
+
+    def front_mm(self, cx: float, cy: float, towards: float, k: int) -> np.ndarray:
+        """Where layer ``k``'s colour is read on a stack centred at (cx, cy) mm: points (N x 3,
+        mm) on its side facing the camera (``towards``: radians), at two heights in the layer."""
+        a = towards + np.radians(FRONT_ANGLES_DEG)
+        return np.vstack([_circle(cx, cy, self.radius_mm, (k + f) * self.layer_mm, a) for f in (0.35, 0.65)])
+
+    def cap_mm(self, cx: float, cy: float, h: int) -> np.ndarray:
+        """Points (N x 3, mm) on the top face of a stack of ``h`` discs centred at (cx, cy) mm
+        (``h`` = 0: the board there)."""
+        z = h * self.layer_mm
+        return np.vstack([[[cx, cy, z]], _circle(cx, cy, 0.4 * self.radius_mm, z, np.radians(np.arange(0, 360, 60)))])
 
     def _outline_table(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Point ``i``'s outlines (rims, near rims, sides) side by side: sample indices
@@ -168,7 +192,8 @@ class StackModel:
         o = np.hstack(parts)
         groups = np.concatenate([np.full(p.shape[1], k) for k, p in enumerate(parts)])
         px = self.bank_px[self.starts[i] + o]
-        normal = px[-2] - px[1]
+        mid = len(RADIAL_MM) // 2
+        normal = px[mid + 1] - px[mid - 1]
         normal /= np.linalg.norm(normal, axis=-1, keepdims=True) + 1e-9
         return o, groups, normal
 
@@ -220,11 +245,12 @@ class StackModel:
         end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.bank_px)
         return self.bank_px[self.starts[i]:end]
 
-    def sample(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+    def sample(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float, "Crop"]:
         """Colours (samples x 3, BGR 0..255) and grey-level gradients (samples x 2, per pixel)
-        of every sample pixel in a BGR frame, lightly smoothed; and of the part of the frame the
+        of every sample pixel in a BGR frame, lightly smoothed; of the part of the frame the
         samples cover (the board), the steepest edges (99th percentile of the gradient) and the
-        spread of grey levels (5-95 percentile).  Only that part of the frame is filtered."""
+        spread of grey levels (5-95 percentile); and that part itself, filtered, to sample
+        elsewhere (:class:`Crop`).  Only that part of the frame is filtered."""
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         h, w = image.shape[:2]
@@ -239,7 +265,8 @@ class StackModel:
         colour = cv2.remap(smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         g = cv2.remap(grad, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         n = len(self.bank_px)
-        return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0, steepest, spread
+        crop = Crop(np.array([x0, y0], np.float32), smooth)
+        return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0, steepest, spread, crop
 
     def visible(self, i: int, heights: np.ndarray) -> np.ndarray:
         """Which of point ``i``'s samples are in the frame and not hidden by nearer stacks of ``heights``."""
@@ -258,9 +285,27 @@ EDGE_SHARE = 0.15
 """... and where it is at least this share of the frame's typical strong edge."""
 
 
+STRENGTH_CAP = 1.5
+"""Edges steeper than this many of the frame's strong edges count as that steep."""
+
+
 BOARD_EDGE_SHARE = 0.8
 """A frame's strong edges are at least this share of the board's steepest: where pieces stand,
 their outlines' edges (95th percentile at the samples) are 0.76-1.02 of it on rendered scenes."""
+
+
+@dataclass(frozen=True)
+class Crop:
+    """The smoothed part of a frame the samples cover (BGR 0..255) and its top-left pixel."""
+
+    origin: np.ndarray
+    smooth: np.ndarray
+
+    def colours(self, px: np.ndarray) -> np.ndarray:
+        """Colours (N x 3, BGR 0..255) at frame pixels ``px`` (N x 2)."""
+        where = (np.asarray(px, np.float32) - self.origin).reshape(1, -1, 2)
+        colour = cv2.remap(self.smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return colour.reshape(-1, 3).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -274,38 +319,46 @@ class FrameSamples:
     99th percentile of the gradient (grey levels per pixel) over the 5-95 percentile range of
     grey levels.  The board's printed lines and cells are always there, so an empty board is as
     sharp as a full one.  Sharp photos are above 0.13; a blur of 4 pixels brings most under 0.12."""
+    crop: Crop | None = None
+    """The filtered frame, to sample where stacks really stand (:mod:`vision.placement`)."""
 
     @classmethod
     def of(cls, model: StackModel, image: np.ndarray) -> "FrameSamples":
-        colour, grad, steepest, spread = model.sample(image)
+        colour, grad, steepest, spread, crop = model.sample(image)
         mag = np.linalg.norm(grad, axis=1)[model.in_frame]
         if len(mag) == 0:
-            return cls(colour / 255.0, grad, 0.0)
+            return cls(colour / 255.0, grad, 0.0, crop)
         # The samples' strong edges are the discs' outlines; on an empty board there are none,
         # and the board's own lines and cells set the scale (paper grain is no edge).
         edge = max(float(np.percentile(mag, 95)), BOARD_EDGE_SHARE * steepest, 4.0)
-        return cls(colour / 255.0, grad / edge, steepest / spread)
+        return cls(colour / 255.0, grad / edge, steepest / spread, crop)
 
 
 def outline_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> np.ndarray:
-    """(edge share, contrast, visible share) of every outline of point ``i`` (rims, near rims,
-    sides, in :attr:`StackModel.outlines` order), as an (outlines x 3) array.
+    """(edge share, contrast, visible share, strength) of every outline of point ``i`` (rims,
+    near rims, sides, in :attr:`StackModel.outlines` order), as an (outlines x 4) array.
 
     Edge share: the share of visible places with an edge along the outline.  Contrast:
-    the median colour difference between just inside and just outside it."""
+    the median colour difference between just inside and just outside it.  Strength: the mean
+    over visible places of the steepest coherent gradient along the outline's normal (in units
+    of the frame's strong edges, at most :data:`STRENGTH_CAP`): unlike the edge share it tells a
+    rim from a smeared edge a pixel or two away."""
     o, groups, normal = model.outlines[i]
+    o = o[np.abs(RADIAL_MM) <= NEAR_MM + 1e-9]
     count = int(groups[-1]) + 1
     s = model.starts[i]
-    ok = vis[o[0]] & vis[o[-1]] & vis[o[len(RADIAL_MM) // 2]]
+    ok = vis[o[0]] & vis[o[-1]] & vis[o[len(o) // 2]]
     g = frame.grad[s + o]
     along = np.abs((g * normal[None]).sum(-1))
     coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
     edge = np.any(coherent & (along >= EDGE_SHARE), axis=0)
+    strength = np.minimum(np.max(np.where(coherent, along, 0.0), axis=0), STRENGTH_CAP)
     contrast = np.linalg.norm(frame.colour[s + o[0]] - frame.colour[s + o[-1]], axis=-1)
     places = np.bincount(groups, minlength=count)
     seen = np.bincount(groups, weights=ok, minlength=count)
-    out = np.zeros((count, 3))
+    out = np.zeros((count, 4))
     out[:, 0] = np.bincount(groups, weights=edge & ok, minlength=count) / np.maximum(seen, 1)
+    out[:, 3] = np.bincount(groups, weights=strength * ok, minlength=count) / np.maximum(seen, 1)
     out[:, 2] = seen / places
     # Medians of every group at once: sort by (group, contrast), take each group's middle.
     gv, cv = groups[ok], contrast[ok]
@@ -330,83 +383,5 @@ def band_colours(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray
     return med, spread
 
 
-def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> np.ndarray:
-    """Evidence for every height 0..H of point ``i``: one row of :data:`FEATURES` per height."""
-    ps = model.points[i]
-    H = model.max_height
-    ev = [tuple(row) for row in outline_evidence(model, frame, i, vis)]
-    rim, near, side = ev[:H], ev[H:2 * H + 1], ev[2 * H + 1:]
-    med, spr = band_colours(model, frame, i, vis)
-    seen = ~np.isnan(spr)
-    bands = [(med[k], spr[k]) if seen[k] else None for k in range(H)]
-    caps = [(med[H + k], spr[H + k]) if seen[H + k] else None for k in range(H + 1)]
-    nothing = (0.0, 0.0, 1.0)
-    rows = np.zeros((H + 1, len(FEATURES)))
-    for h in range(H + 1):
-        top = rim[h - 1] if h else nothing
-        above = rim[h] if h < H else nothing
-        side_above = side[h] if h < H else nothing
-        below = [side[k] for k in range(h) if side[k][2] > 0]
-        spread = max((bands[k][1] for k in range(h) if bands[k] is not None), default=0.0)
-        cap, band = caps[h], bands[h - 1] if h else None
-        match = float(np.abs(cap[0] - band[0]).sum()) if cap is not None and band is not None else 0.0
-        rows[h] = [h == 0, top[0], top[1], above[0], above[1],
-                   min((b[0] for b in below), default=0.0), min((b[1] for b in below), default=0.0),
-                   side_above[0], side_above[1], top[2], spread, match, h / H,
-                   near[0][0] if h else 0.0, near[0][1] if h else 0.0, near[h][0] if h else 0.0,
-                   near[h][1] if h else 0.0,
-                   min(near[k][0] for k in range(1, h + 1)) if h else 0.0,
-                   near[h + 1][0] if h < H else 0.0,
-                   near[0][2] if h else 1.0, min((side[k][2] for k in range(h)), default=1.0)]
-    return rows
-
-
-FEATURES = ("empty", "rim_edge", "rim_contrast", "above_rim_edge", "above_rim_contrast",
-            "side_edge_min", "side_contrast_min", "above_side_edge", "above_side_contrast", "rim_visible",
-            "band_spread_max", "cap_band_mismatch", "height_share",
-            "foot_edge", "foot_contrast", "near_rim_edge", "near_rim_contrast",
-            "groove_edge_min", "above_near_rim_edge", "foot_visible", "side_visible_min")
-
-HEIGHT_WEIGHTS = np.array([6.990, 3.652, 3.264, 0.415, 0.294, 2.185, 0.023, -0.343, -0.730, 0.009, -0.956, -0.089,
-                           -2.105, 3.410, 1.549, 2.390, 0.080, 1.071, -0.841, -0.373, -0.132])
-"""How much each of :data:`FEATURES` counts for a height: a multinomial logistic regression
-fitted by ``tools/fit_stack_weights.py`` on rendered scenes of every stacking game (40 a
-game: accasta, abande, abande-square, attangle, attangle-2008, attangle-square, dame100,
-``tacticblue scenes render --count 40 --seed 101``): heights right on 97.4% of the points
-of held-out images."""
 HIDDEN_LAYER = 0.3
 """A layer whose front band is less visible than this share is read as ``?``."""
-
-
-@dataclass(frozen=True)
-class PointReading:
-    """What one point shows: its stack (``?`` for layers that cannot be seen) and how sure we are."""
-
-    stack: str
-    confidence: float
-    height_probability: float
-    seen: bool = True
-    """False when the point is out of the frame (or under a hand): nothing was read."""
-
-
-def read_heights(model: StackModel, frame: FrameSamples, hidden: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Every point's height, its probability and visibility mask, nearest point first.
-
-    ``hidden`` (per sample, bool) marks pixels known to show something else (a hand)."""
-    n = len(model.names)
-    heights = np.zeros(n, int)
-    prob = np.zeros(n)
-    masks: list[np.ndarray] = [np.zeros(0, bool)] * n
-    for i in model.order:
-        vis = model.visible(i, heights)
-        if hidden is not None:
-            vis &= ~hidden[model.starts[i]:model.starts[i] + len(vis)]
-        x = height_features(model, frame, i, vis)
-        s = x @ HEIGHT_WEIGHTS
-        p = np.exp(s - s.max())
-        p /= p.sum()
-        heights[i] = int(np.argmax(p))
-        prob[i] = float(p[heights[i]])
-        masks[i] = vis
-    return heights, prob, masks

@@ -1,0 +1,167 @@
+"""Dump height evidence for fitting the height model (tools/fit_stack_weights.py).
+
+    python3 tools/height_data.py OUT.npz DIR [DIR ...]                # rendered stills
+    python3 tools/height_data.py --pose-error OUT.npz DIR [DIR ...]   # the pose a little wrong
+    python3 tools/height_data.py --films 16 --seed 1000 OUT.npz       # frames of rendered films
+
+For every point of every picture: the rows of :func:`vision.heights.height_features`
+(padded to 7 heights), the true height, the number of heights the game allows, how tall a
+layer's side looks, the picture's index and the game.  Nearer stacks' true heights decide
+what is hidden, as the reader's front-to-back pass does.
+
+Stills come from folders written by ``tacticblue scenes render`` (at most LIMIT a folder).
+``--pose-error`` reads them with the pose slightly off (:func:`perturbed`), as the board
+finder and tracker give it on films (0.2-0.7 px, at most 2 px, on the 1280x720 films of
+tests/test_live.py).
+
+``--films N`` renders N short films per stacking game as a tripod camera takes them
+(:func:`vision.synth.video.render_video`'s camera, look and photo settings: any side of
+the board or behind White, no top-down view, a sharp focus), each a random game of
+FILM_PLIES plies seen every FILM_EVERY plies, compressed as a video is (H.264 through
+ffmpeg when it is installed), with the pose the board finder returns on the first frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import rules  # noqa: E402
+from calibration.camera import BoardPose  # noqa: E402
+from vision.board_finder import BoardNotFound, board_model, find_board, rotated  # noqa: E402
+from vision.heights import height_features  # noqa: E402
+from vision.stacks import FrameSamples, StackModel  # noqa: E402
+from vision.synth.photo import develop, random_photo_look  # noqa: E402
+from vision.synth.render import render_linear  # noqa: E402
+from vision.synth.scene import pose_from_truth, random_scene  # noqa: E402
+from vision.synth.video import game_plies  # noqa: E402
+
+LIMIT = 40
+ROWS = 7
+ROTATION_ERROR = 0.0015
+"""Standard deviation of the pose's rotation error (radians, per axis)."""
+SHIFT_ERROR_MM = 0.4
+"""Standard deviation of the pose's translation error (millimetres, per axis)."""
+STACKING_GAMES = ("accasta", "abande", "abande-square", "attangle", "attangle-2008", "attangle-square", "dame100")
+FILM_PLIES = 30
+FILM_EVERY = 3
+
+
+def perturbed(pose: BoardPose, rng: np.random.Generator) -> BoardPose:
+    """``pose`` a little wrong (see ``ROTATION_ERROR``, ``SHIFT_ERROR_MM``)."""
+    return replace(pose, rvec=pose.rvec + rng.normal(0, ROTATION_ERROR, 3),
+                   tvec=pose.tvec + rng.normal(0, SHIFT_ERROR_MM, 3))
+
+
+def stills(dirs: list[str], pose_error: bool) -> Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]:
+    rng = np.random.default_rng(5)
+    for path in sorted(p for d in dirs for p in sorted(Path(d).glob("*.json"))[:LIMIT]):
+        truth = json.loads(path.read_text())
+        pose = pose_from_truth(truth)
+        yield truth["game"], perturbed(pose, rng) if pose_error else pose, cv2.imread(str(path.with_suffix(".jpg"))), \
+            truth["points"]
+
+
+def _as_video(images: list[np.ndarray]) -> list[np.ndarray]:
+    """The frames after a video encoder's compression (H.264, as a phone or webcam records)."""
+    if shutil.which("ffmpeg") is None:
+        return [cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, 40])[1], cv2.IMREAD_COLOR)
+                for im in images]
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, im in enumerate(images):
+            cv2.imwrite(f"{tmp}/{k:04d}.png", im)
+        subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-framerate", "8", "-i", f"{tmp}/%04d.png",
+                        "-c:v", "libx264", "-crf", "30", "-bf", "0", "-g", "4", "-pix_fmt", "yuv420p",
+                        f"{tmp}/v.mp4"], check=True)
+        capture = cv2.VideoCapture(f"{tmp}/v.mp4")
+        out = [frame for ok, frame in iter(capture.read, (False, None)) if ok]
+    if len(out) != len(images):
+        raise RuntimeError(f"ffmpeg gave {len(out)} frames for {len(images)}")
+    return out
+
+
+def films(count: int, seed: int) -> Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]:
+    for game in STACKING_GAMES:
+        geometry = rules.GAMES[game].geometry
+        for n in range(seed, seed + count):
+            rng = np.random.default_rng([n, 7919])
+            board, plies = game_plies(game, None, FILM_PLIES, n)
+            behind = rng.random() < 0.5
+            scene = random_scene(game, rng, points=board.visible(), size=(1280, 720), top_down=False,
+                                 azimuth_deg=270.0 + rng.uniform(-25, 25) if behind else None)
+            photo = random_photo_look(rng)
+            photo = replace(photo, motion_px=0.0, defocus_px=min(photo.defocus_px, 0.7))
+            positions = [board.visible()]
+            for ply in plies:
+                board.push(ply)
+                positions.append(board.visible())
+            positions = positions[::FILM_EVERY]
+            images = []
+            for position in positions:
+                linear = render_linear(replace(scene, points=position))[0] * np.float32(1 + rng.normal(0, 0.03))
+                images.append(develop(linear, photo, rng))
+            images = _as_video(images)
+            try:
+                found = find_board(images[0], geometry.kind, start=(geometry, positions[0]))
+            except BoardNotFound:
+                print(f"{game} film {n}: board not found, left out", file=sys.stderr)
+                continue
+            # White's side as the truth has it (an empty start position cannot show it).
+            truth = scene.pose.point_pixels(geometry)
+            symmetry = board_model(geometry.kind).symmetry
+            pose = min((rotated(found, q, symmetry) for q in range(symmetry)),
+                       key=lambda p: sum(np.hypot(*np.subtract(p.point_pixels(geometry)[k], truth[k])) for k in truth))
+            for image, position in zip(images, positions):
+                yield game, pose, image, position
+
+
+def dump(out: str, pictures: Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]) -> None:
+    data: dict[str, list[Any]] = {k: [] for k in ("X", "y", "nh", "side", "scene", "game")}
+    models: dict[tuple[str, bytes], StackModel] = {}
+    n = -1
+    for n, (game, pose, image, points) in enumerate(pictures):
+        g = rules.GAMES[game]
+        key = (game, pose.rvec.tobytes() + pose.tvec.tobytes())
+        if key not in models:
+            models.clear()
+            models[key] = StackModel(pose, g.geometry, g.max_height)
+        model = models[key]
+        frame = FrameSamples.of(model, image)
+        heights = np.array([len(points[p]) for p in model.names])
+        for i in range(len(model.names)):
+            rows, _ = height_features(model, frame, i, model.visible(i, heights))
+            pad = np.zeros((ROWS, rows.shape[1]))
+            pad[:len(rows)] = rows
+            for k, v in zip(data, (pad, heights[i], len(rows), model.points[i].side_px, n, game)):
+                data[k].append(v)
+    np.savez_compressed(out, **{k: np.array(v) for k, v in data.items()})
+    print(f"{len(data['y'])} points of {n + 1} pictures -> {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out", help="the .npz file to write")
+    parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render)")
+    parser.add_argument("--pose-error", action="store_true", help="read the stills with the pose a little off")
+    parser.add_argument("--films", type=int, default=0, help="instead, render this many films per stacking game")
+    parser.add_argument("--seed", type=int, default=1000, help="with --films: the first film's seed")
+    args = parser.parse_args()
+    if bool(args.films) == bool(args.dirs):
+        parser.error("give folders of stills, or --films N")
+    dump(args.out, films(args.films, args.seed) if args.films else stills(args.dirs, args.pose_error))
+
+
+if __name__ == "__main__":
+    main()

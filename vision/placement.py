@@ -1,0 +1,115 @@
+"""Where each stack really stands: hands put discs a few millimetres off their point.
+
+A stack 2-3 mm off its point, seen from 60 degrees up, is shifted in the picture by most of
+a layer's side.  Two things go wrong if the reader assumes it stands on its point: the bands
+where each layer's colour is read catch the layer above, or the board under the lowest one;
+and a single disc set back looks, by its top rim alone, like a stack of two on the point.
+
+For each height ``h`` it could have, a stack's top face's far rim (seen against whatever
+lies behind it) and its left and right outlines are each an edge at some distance from
+where they would be on the point; :func:`offset_evidence` finds each edge within a few
+millimetres (:data:`vision.stacks.RADIAL_MM`) and solves for the 2-D offset that explains
+them best.  Then it checks what that offset predicts elsewhere: the foot's front edge on
+the board, the grooves between layers and the top face's near rim must be edges exactly
+there, and the far rim one layer higher must not.  A single disc set back explains its
+rim with an offset but has no groove, and its foot is not where a stack of two on the
+point would have it.  Where the edges say little (a white stack before a white one) the
+offset stays near 0.  Offsets are millimetres in the board frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.stacks import EDGE_COHERENCE, EDGE_SHARE, RADIAL_MM, STRENGTH_CAP, FrameSamples, StackModel
+
+PRIOR = 0.6
+"""How strongly an offset is pulled to 0, against one clear edge's pull (a ridge term)."""
+INLIER_MM = 1.0
+"""An edge this far from where the fitted offset puts it is left out of the second fit."""
+FEATURES = ("fit_rim", "fit_above_rim", "fit_foot", "fit_near_min", "fit_offset", "fit_residual")
+"""Per height: the far rim's edge where the offset puts it, the far rim's one layer higher,
+the foot's front edge, the weakest of the grooves and the top's near rim, the offset's length
+(mm) and how far the fitted edges are from the offset's prediction (mm, weighted RMS)."""
+
+
+def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every row of ``weights`` (fits x places): the 2-D offset whose projections on
+    ``directions`` (places x 2) best match ``radial`` (mm), and the weighted RMS miss (mm)."""
+    w = weights
+    outer = directions[:, :, None] * directions[:, None, :]
+    for _ in range(2):  # refit without the edges the first fit does not explain
+        A = np.einsum("fp,pij->fij", w, outer) + PRIOR * np.eye(2)
+        offsets = np.linalg.solve(A, ((w * radial) @ directions)[..., None])[..., 0]
+        miss = np.abs(offsets @ directions.T - radial)
+        w = np.where(miss <= INLIER_MM, w, 0.0)
+    rms = np.sqrt((w * miss ** 2).sum(1) / np.maximum(w.sum(1), 1e-9))
+    return offsets, rms
+
+
+def offset_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """For every height 0..H of point ``i``: the offset (mm, (H + 1) x 2) that best explains a
+    stack of that height, and the evidence rows ((H + 1) x len(:data:`FEATURES`)) it leaves."""
+    H = model.max_height
+    offsets = np.zeros((H + 1, 2))
+    rows = np.zeros((H + 1, len(FEATURES)))
+    o, groups, normal = model.outlines[i]
+    directions = model.points[i].directions
+    R = len(RADIAL_MM)
+    step = float(RADIAL_MM[1] - RADIAL_MM[0])
+    g = frame.grad[model.starts[i] + o]
+    along = np.abs((g * normal[None]).sum(-1))
+    coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
+    strength = np.minimum(np.where(coherent, along, 0.0), STRENGTH_CAP)
+    ok = vis[o[R // 2]]
+    places = np.arange(strength.shape[1])
+    best = np.argmax(strength, axis=0)
+    peak = strength[best, places]
+    k = np.clip(best, 1, R - 2)
+    a, b, c = strength[k - 1, places], strength[k, places], strength[k + 1, places]
+    curve = a - 2 * b + c
+    frac = np.clip(0.5 * (a - c) / np.where(np.abs(curve) > 1e-9, curve, -1e-9), -0.5, 0.5)
+    radial = RADIAL_MM[0] + (k + frac) * step
+    # A peak at the end of the range is likely another edge; a weak one is no edge.
+    weights = np.where(ok & (peak >= EDGE_SHARE) & (best > 0) & (best < R - 1), peak, 0.0)
+    # Groups: far rims at heights 1..H (0..H-1), near rims at 0..H (H..2H), sides of layers (2H+1..3H).
+    h = np.arange(1, H + 1)[:, None]
+    fits = (groups[None] == h - 1) | ((groups[None] > 2 * H) & (groups[None] <= 2 * H + h))
+    offsets[1:], rms = _solve(directions, radial, np.where(fits, weights[None], 0.0))
+    # Every outline's edge strength where each height's offset puts it (half a millimetre's slack).
+    r = np.clip(np.round((offsets[1:] @ directions.T - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
+    at = np.max([strength[r + d, places[None]] for d in (-1, 0, 1)], axis=0)
+    count = 3 * H + 1
+    flat = (np.arange(H)[:, None] * count + groups[None]).ravel()
+    seen = np.bincount(flat, weights=np.broadcast_to(ok, at.shape).ravel(), minlength=H * count)
+    mean = (np.bincount(flat, weights=(at * ok).ravel(), minlength=H * count) / np.maximum(seen, 1)).reshape(H, count)
+    for j in range(H):
+        hj = j + 1
+        rows[hj] = [mean[j, hj - 1], mean[j, hj] if hj < H else 0.0, mean[j, H], mean[j, H + 1:H + hj + 1].min(),
+                    float(np.hypot(*offsets[hj])), rms[j]]
+    return offsets, rows
+
+
+def stack_colours(model: StackModel, frame: FrameSamples, heights: np.ndarray, offsets: np.ndarray
+                  ) -> dict[int, tuple[list[np.ndarray], np.ndarray]]:
+    """Colours (0..1, BGR) where every stack's layers and top face are read
+    (:meth:`StackModel.front_mm`, :meth:`StackModel.cap_mm`), at the stack's real place
+    (``offsets``: points x 2, mm): per point with a stack, one array per layer and one of the
+    top face, in the order of the reader's samples, so their visibility masks apply."""
+    todo = [i for i in range(len(model.names)) if heights[i] > 0]
+    if frame.crop is None or not todo:
+        return {}
+    parts, layout = [], []
+    for i in todo:
+        cx, cy = model.centres_mm[i] + offsets[i]
+        layers = [model.front_mm(cx, cy, float(model.towards[i]), k) for k in range(int(heights[i]))]
+        parts += [*layers, model.cap_mm(cx, cy, int(heights[i]))]
+        layout.append([len(p) for p in layers] + [len(parts[-1])])
+    colour = frame.crop.colours(model.pose.project(np.vstack(parts))) / 255.0
+    out, start = {}, 0
+    for i, sizes in zip(todo, layout):
+        chunks = np.split(colour[start:start + sum(sizes)], np.cumsum(sizes)[:-1])
+        start += sum(sizes)
+        out[i] = (chunks[:-1], chunks[-1])
+    return out
