@@ -26,7 +26,6 @@ board frame (origin at the board centre, z up).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import cv2
@@ -376,11 +375,24 @@ def band_colours(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray
     idx, valid = model.bands[i]
     c = frame.colour[model.starts[i] + idx]
     c[~(valid & vis[idx])] = np.nan
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN band is "not seen"
-        med = np.nanmedian(c, axis=1)
-        spread = np.nanmedian(np.abs(c - med[:, None]).sum(-1), axis=1)
-    return med, spread
+    med = _row_medians(c)
+    return med, _row_medians(np.abs(c - med[:, None]).sum(-1))
+
+
+def _row_medians(a: np.ndarray) -> np.ndarray:
+    """Medians along axis 1 leaving out NaN (NaN for a row of NaN), as ``np.nanmedian`` but
+    without its masked arrays, which cost more than everything else of a point's evidence.
+
+    >>> _row_medians(np.array([[1.0, 3.0, np.nan, 2.0], [np.nan] * 4, [4.0, 1.0, np.nan, np.nan]])).tolist()
+    [2.0, nan, 2.5]
+    """
+    s = np.sort(a, axis=1)  # NaN last
+    n = np.sum(~np.isnan(a), axis=1)
+    lo = np.clip((n - 1) // 2, 0, a.shape[1] - 1)
+    hi = np.clip(n // 2, 0, a.shape[1] - 1)
+    middle = np.take_along_axis(s, np.expand_dims(lo, 1), axis=1)[:, 0] + \
+        np.take_along_axis(s, np.expand_dims(hi, 1), axis=1)[:, 0]
+    return np.where(n > 0, 0.5 * middle, np.nan)
 
 
 HIDDEN_LAYER = 0.3
