@@ -361,11 +361,12 @@ class GameState:
     def __init__(self, board: Board[Any], low_confidence: float = LOW_CONFIDENCE) -> None:
         self.board = board
         self.pending: Any = None
-        self.tentative: Any = None
-        """The one legal turn that fits a change seen only on uncertain readings.  Such a
-        change is no turn on its own (a shadow may look like a piece); but if the next board
-        fits no single turn, the tentative turn followed by a reply is tried, so one unsure
-        reading of a real turn does not make every later board illegal."""
+        self.tentative: list[Any] = []
+        """Turns the last board may have shown without being sure: the one legal turn that fits
+        a change seen only on uncertain readings (no turn on its own: a shadow may look like a
+        piece), or the candidates of an ambiguous board.  If the next board fits no single
+        turn, each of them followed by a reply is tried, so one unsure or ambiguous reading of
+        a real turn does not make every later board illegal."""
         self.low_confidence = low_confidence
         self._cache: dict[Any, _Position] = {}
         self._history: list[tuple[int, list[str]]] | None = None
@@ -411,6 +412,7 @@ class GameState:
         for t in turns:
             self.board.push(t)
         self.pending = None
+        self.tentative = []
         self._history = None
 
     def turn_done(self) -> None:
@@ -422,7 +424,12 @@ class GameState:
         """Infer from ``observation`` and apply it: a final turn is played, an unfinished one
         becomes :attr:`pending`, a take-back pops the board back.  Returns the inference."""
         result = infer(self, observation, done=done)
-        self.tentative = _tentative(self, observation) if result.kind == "unchanged" and not done else None
+        if result.kind == "unchanged" and not done:
+            self.tentative = _tentative(self, observation)
+        elif result.kind == "ambiguous" and self.pending is None:
+            self.tentative = [c.turns[0] for c in result.candidates if len(c.turns) == 1]
+        else:
+            self.tentative = []
         if result.kind == "turn":
             turns = result.turns
             if result.confirmed:
@@ -705,8 +712,7 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         firsts = [state.pending]
     else:
         firsts = [t for t, changes in state.position().results if not changes]  # passes
-        if state.tentative is not None:
-            firsts.insert(0, state.tentative)
+        firsts[:0] = state.tentative
     for first in firsts:
         board.push(first)
         try:
@@ -725,24 +731,24 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     return None
 
 
-def _tentative(state: GameState, observation: Observation) -> Any:
+def _tentative(state: GameState, observation: Observation) -> list[Any]:
     """The turn that an observation inferred ``unchanged`` would be if its uncertain readings
     were right: the one legal turn (or turns to one position) fitting every seen point, or
     else the one changing exactly the points whose (unsure) readings changed: a disc just
     placed may be read unsure as two, but it is where the change is."""
     if state.pending is not None:
-        return None
+        return []
     board = state.board
     sure = _Seen.of(board, observation, 0.0)  # every reading taken at its word
     changed = _mismatches(board.stack_fits, sure, board.stacks, range(len(board.stacks)))
     if not changed:
-        return None
+        return []
     pos = state.position()
     exact, _ = _match_turns(board, pos, sure, board.stacks)
     members = [m.index for m in exact] or pos.groups.get(frozenset(changed), [])
     if not members or len({frozenset(pos.results[n][1].items()) for n in members}) > 1:
-        return None
-    return pos.results[members[0]][0]
+        return []
+    return [pos.results[members[0]][0]]
 
 
 def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:

@@ -199,7 +199,7 @@ def test_a_turn_read_only_uncertainly_is_played_when_the_reply_shows_both() -> N
     state = GameState(new_game("abande"))
     state.update(Observation({"d4": "b"}, {"d4": 0.95}))
     assert state.update(Observation({**state.board.visible(), "a1": "ww"}, {"a1": 0.3})).kind == "unchanged"
-    assert state.tentative is None
+    assert state.tentative == []
 
 
 def test_a_turn_misread_unsure_where_it_changed_the_board_is_still_kept_tentative() -> None:
@@ -208,9 +208,22 @@ def test_a_turn_misread_unsure_where_it_changed_the_board_is_still_kept_tentativ
     state = GameState(new_game("abande"))
     state.update(Observation({"d4": "b"}, {"d4": 0.95}))
     assert state.update(Observation({**state.board.visible(), "d5": "ww"}, {"d5": 0.45})).kind == "unchanged"
-    assert state.board.turn_notation(state.tentative) == "d5"
+    assert [state.board.turn_notation(t) for t in state.tentative] == ["d5"]
     result = state.update(Observation({**state.board.visible(), "d5": "w", "e4": "b"}, {"d5": 0.9, "e4": 0.9}))
     assert result.kind == "turn" and result.candidates[0].notations == ("d5", "e4")
+
+
+def test_an_ambiguous_board_is_settled_by_the_reply() -> None:
+    """White's move seen with its landing points hidden fits six turns; Black's reply, seen
+    in full, fits only one of them followed by the reply: both are played."""
+    state, camera = GameState(new_game("accasta")), new_game("accasta")
+    camera.push_notation("b4:2-c5")
+    hidden = {k: v for k, v in camera.visible().items() if k not in ("b5", "c4", "c5")}
+    assert state.update(Observation(hidden)).kind == "ambiguous" and state.board.ply == 0
+    camera.push_notation("e4:+e3")
+    result = state.update(Observation(camera.visible()))
+    assert result.kind == "turn" and result.candidates[0].notations == ("b4:2-c5", "e4:+e3")
+    assert state.board.ply == 2 and state.tentative == []
 
 
 def test_a_confident_contradiction_is_never_accepted() -> None:
