@@ -44,6 +44,9 @@ few millimetres off their point (:mod:`vision.placement` finds where)."""
 NEAR_MM = 1.5
 """The height evidence of :func:`outline_evidence` takes an outline's edge this close (mm) to
 where a stack on its point would have it."""
+WATCHED_ROWS = np.unique([int(np.argmax(np.abs(RADIAL_MM) <= NEAR_MM + 1e-9)), len(RADIAL_MM) // 2,
+                          len(RADIAL_MM) - 1 - int(np.argmax(np.abs(RADIAL_MM[::-1]) <= NEAR_MM + 1e-9))])
+"""The rows of an outline whose visibility is read: the ends of the near range and the middle."""
 SILHOUETTE_MARGIN_MM = 2.5
 """Discs sit up to about this far off their point: nearer stacks are drawn this much larger."""
 
@@ -72,6 +75,9 @@ class _PointSamples:
     """(samples, blockers): the lowest height of each blocker that hides each sample (H + 1: never)."""
     side_px: float = 0.0
     """How tall one layer's side looks in pixels (0 seen from straight above)."""
+    watched: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    """The samples whose visibility is read (bands, tops, and each outline's middle and the
+    ends of its near range, :data:`NEAR_MM`): only they get :attr:`hidden_from` entries."""
     directions: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     """Per outline place (rims, near rims, sides, in order), the board-plane unit vector
     pointing outwards from the point: a stack offset by d moves the place's edge by its dot product with d."""
@@ -148,13 +154,16 @@ class StackModel:
             return np.arange(start, start + len(block))
 
         directions: list[np.ndarray] = []
+        watched: list[np.ndarray] = []
 
         def outline(z: float, angles: np.ndarray) -> np.ndarray:
             directions.append(np.column_stack([np.cos(angles), np.sin(angles)]))
             rr = r + RADIAL_MM[:, None]
             x, y = cx + rr * np.cos(angles), cy + rr * np.sin(angles)
             ring = np.stack([x, y, np.full(x.shape, z)], axis=-1)
-            return add(ring.reshape(-1, 3)).reshape(len(RADIAL_MM), -1)
+            rows = add(ring.reshape(-1, 3)).reshape(len(RADIAL_MM), -1)
+            watched.append(rows[WATCHED_ROWS].ravel())
+            return rows
 
         away = towards + math.pi + np.radians(RIM_ANGLES_DEG)
         rim = [outline(h * L, away) for h in range(1, H + 1)]
@@ -165,11 +174,12 @@ class StackModel:
         outward = np.vstack(directions)
         front = [add(self.front_mm(cx, cy, towards, k)) for k in range(H)]
         cap = [add(self.cap_mm(cx, cy, h)) for h in range(H + 1)]
+        watched += [*front, *cap]
         # How tall a layer's side looks: the front point at the foot and one layer up.
         foot = self.pose.project(np.array([[cx + r * math.cos(towards), cy + r * math.sin(towards), z]
                                            for z in (0.0, L)]))
         return np.vstack(pts), _PointSamples(rim, near, side, front, cap, side_px=float(np.hypot(*(foot[1] - foot[0]))),
-                                             directions=outward)
+                                             directions=outward, watched=np.sort(np.concatenate(watched)))
 
     def front_mm(self, cx: float, cy: float, towards: float, k: int) -> np.ndarray:
         """Where layer ``k``'s colour is read on a stack centred at (cx, cy) mm: points (N x 3,
@@ -208,21 +218,27 @@ class StackModel:
             valid[k, :len(p)] = True
         return idx, valid
 
-    def silhouette(self, i: int, height: int, margin_mm: float = SILHOUETTE_MARGIN_MM) -> np.ndarray:
-        """The outline (K x 2 pixels, convex) of a stack of ``height`` discs at point ``i``."""
-        cx, cy = self.centres_mm[i]
+    def silhouettes(self, margin_mm: float = SILHOUETTE_MARGIN_MM) -> list[list[np.ndarray]]:
+        """Per point and height 1..H, the outline (K x 2 pixels, convex) of a stack of that many
+        discs on the point, drawn ``margin_mm`` wider (discs sit off their point)."""
+        H, n = self.max_height, len(self.names)
         a = np.radians(np.arange(0, 360, 15))
         r = self.radius_mm + margin_mm
-        px = self.pose.project(np.vstack([_circle(cx, cy, r, 0.0, a), _circle(cx, cy, r, height * self.layer_mm, a)]))
-        return cv2.convexHull(px.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        rings = np.stack(np.broadcast_arrays(self.centres_mm[:, None, None, 0] + r * np.cos(a),
+                                             self.centres_mm[:, None, None, 1] + r * np.sin(a),
+                                             np.arange(H + 1)[None, :, None] * self.layer_mm), axis=-1)
+        px = self.pose.project(rings.reshape(-1, 3)).reshape(n, H + 1, len(a), 2).astype(np.float32)
+        return [[cv2.convexHull(np.vstack([px[j, 0], px[j, h]])).reshape(-1, 2).astype(np.float64)
+                 for h in range(1, H + 1)] for j in range(n)]
 
     def _occlusion(self, depth: np.ndarray) -> None:
         """For every point, which nearer stacks can hide which of its pixels, from what height."""
         H = self.max_height
-        hulls = [[self.silhouette(j, h) for h in range(1, H + 1)] for j in range(len(self.names))]
+        hulls = self.silhouettes()
         boxes = [(hl[-1].min(0), hl[-1].max(0)) for hl in hulls]
         for i, ps in enumerate(self.points):
             px = self._block(i)
+            seen_px = px[ps.watched]
             lo, hi = px.min(0), px.max(0)
             blockers, table = [], []
             for j in range(len(self.names)):
@@ -233,7 +249,7 @@ class StackModel:
                     continue
                 first = np.full(len(px), H + 1, np.int16)
                 for h in range(H, 0, -1):
-                    first[_inside_convex(hulls[j][h - 1], px)] = h
+                    first[ps.watched[_inside_convex(hulls[j][h - 1], seen_px)]] = h
                 if np.any(first <= H):
                     blockers.append(j)
                     table.append(first)
