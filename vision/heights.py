@@ -13,6 +13,7 @@ of the stacks behind it.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -78,15 +79,14 @@ HEIGHT_MODEL_FILE = Path(__file__).with_name("height_model.json")
 class HeightModel:
     """How much a height's row of :data:`FEATURES` counts for that height: a small neural net
     (standardised features, one hidden tanh layer, plus a linear term) whose scores over a
-    point's allowed heights go through a softmax at a temperature above 1: the net is
-    calibrated on rendered stills, and films (other lighting, motion) bring cases it is
-    too sure of (a black 3-stack before a shadowed board read as 1 with 0.6).  Fitted by ``tools/fit_stack_weights.py``
-    on rendered scenes of every stacking game (see ``HEIGHT_MODEL_FILE``'s ``fitted_on``)."""
+    point's allowed heights go through a softmax at a temperature above 1, so that a wrong
+    height is unsure rather than sure (``tools/fit_stack_weights.TEMPERATURE``).  Fitted by
+    ``tools/fit_stack_weights.py`` on rendered scenes of every stacking game (see
+    ``HEIGHT_MODEL_FILE``'s ``fitted_on``)."""
 
     def __init__(self, params: dict) -> None:
         if tuple(params["features"]) != FEATURES:
             raise ValueError("the height model was fitted on other features; refit it with tools/fit_stack_weights.py")
-        self.params = params
         self.mean = np.array(params["mean"])
         self.scale = 1.0 / np.array(params["std"])
         self.W1 = np.array(params["W1"])
@@ -94,8 +94,6 @@ class HeightModel:
         self.w2 = np.array(params["w2"])
         self.v = np.array(params["v"])
         self.temperature = float(params.get("temperature", 1.0))
-        self.linear = np.array(params.get("linear", np.zeros(len(FEATURES))))
-        self.blend = float(params.get("blend", 0.0))
 
     @classmethod
     def load(cls, path: Path = HEIGHT_MODEL_FILE) -> "HeightModel":
@@ -107,26 +105,16 @@ class HeightModel:
         return (np.tanh(x @ self.W1 + self.b1) @ self.w2 + x @ self.v) / self.temperature
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """The probability of every row's height: the net's, mixed with a share ``blend`` of
-        a multinomial logistic regression's (``linear``, on the raw features)."""
+        """The probability of every row's height (a softmax of :meth:`scores`)."""
         s = self.scores(rows)
         p = np.exp(s - s.max())
-        p /= p.sum()
-        if self.blend:
-            s = rows @ self.linear
-            q = np.exp(s - s.max())
-            p = (1 - self.blend) * p + self.blend * q / q.sum()
-        return p
+        return p / p.sum()
 
 
-_HEIGHTS: list[HeightModel] = []
-
-
+@lru_cache(maxsize=1)
 def height_model() -> HeightModel:
     """The height model the reader uses (read from ``HEIGHT_MODEL_FILE`` once)."""
-    if not _HEIGHTS:
-        _HEIGHTS.append(HeightModel.load())
-    return _HEIGHTS[0]
+    return HeightModel.load()
 
 
 def read_heights(model: StackModel, frame: FrameSamples, hidden: np.ndarray | None = None
