@@ -105,8 +105,11 @@ class StackReader:
         heights, prob, masks, offsets = read_heights(model, frame, hidden)
         # Colours are read where each stack seems to stand and where its point is: where
         # the two disagree, the offset found decides the colour, and the disc is unsure.
-        readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at))
-                    for at in (offsets, np.zeros_like(offsets))]
+        on_point = {i: ([frame.colour[model.starts[i] + model.points[i].front[k]] for k in range(hgt)],
+                        frame.colour[model.starts[i] + model.points[i].cap[hgt]])
+                    for i, hgt in enumerate(heights) if hgt}
+        readings = [_layer_levels(model, heights, masks, colours)
+                    for colours in (stack_colours(model, frame, heights, offsets), on_point)]
         reference = reference_brightness(frame)
         tops, sides = readings[0]
         top_colours = ColourModel.fit(np.array(list(tops.values())), reference)
