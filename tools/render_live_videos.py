@@ -80,7 +80,8 @@ def main() -> None:
             render(args.out, f"{game}-opening-720", game, rulebook_turns(game)[:first], seed=7, size=(1280, 720),
                    fps=10, behind_white=True)
     elif args.demo:
-        render(args.out, "accasta-rulebook", "accasta", rulebook_turns("accasta"), seed=1, size=(480, 270), fps=8)
+        # As a webcam on a tripod films it; the demo reads it with vision.
+        render(args.out, "accasta-rulebook", "accasta", rulebook_turns("accasta"), seed=3, size=(1280, 720), fps=10)
     else:
         render(args.out, "accasta-opening", "accasta", rulebook_turns("accasta")[:4], seed=3, size=(320, 180),
                fps=10)
