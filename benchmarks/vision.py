@@ -83,17 +83,15 @@ def main() -> None:
             wrong += got != want
         st["image"].append(wrong == 0)
         if len(st["found"]) < args.find:
-            from vision.board_finder import BoardNotFound, board_model, find_board, rotated
+            from vision.board_finder import BoardNotFound, board_model, find_board
+            from vision.tracking import nearest_orientation
 
             t0 = time.perf_counter()
             try:
                 found = find_board(image, pose.kind, start=None)
                 # White's side as the truth has it: a random position need not show it, and
                 # orientation is the calibration benchmark's business.
-                geometry, want = rules.GAMES[game].geometry, pose.point_pixels(rules.GAMES[game].geometry)
-                found = min((rotated(found, q, board_model(pose.kind).symmetry)
-                             for q in range(board_model(pose.kind).symmetry)),
-                            key=lambda p: sum(np.hypot(*np.subtract(p.point_pixels(geometry)[k], want[k])) for k in want))
+                found = nearest_orientation(found, pose, board_model(pose.kind))
                 got = StackReader(game, found).read(image).observation.points
                 st["found"].append(float(np.mean([got.get(p) == w for p, w in truth["points"].items()])))
             except BoardNotFound:

@@ -40,13 +40,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
 from calibration.camera import BoardPose  # noqa: E402
-from vision.board_finder import BoardNotFound, board_model, find_board, rotated  # noqa: E402
+from vision.board_finder import BoardNotFound, board_model, find_board  # noqa: E402
 from vision.heights import height_features  # noqa: E402
 from vision.stacks import FrameSamples, StackModel  # noqa: E402
 from vision.synth.photo import develop, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
 from vision.synth.scene import pose_from_truth, random_scene  # noqa: E402
 from vision.synth.video import game_plies  # noqa: E402
+from vision.tracking import nearest_orientation  # noqa: E402
 
 LIMIT = 40
 ROWS = 7
@@ -119,10 +120,7 @@ def films(count: int, seed: int) -> Iterator[tuple[str, BoardPose, np.ndarray, d
                 print(f"{game} film {n}: board not found, left out", file=sys.stderr)
                 continue
             # White's side as the truth has it (an empty start position cannot show it).
-            truth = scene.pose.point_pixels(geometry)
-            symmetry = board_model(geometry.kind).symmetry
-            pose = min((rotated(found, q, symmetry) for q in range(symmetry)),
-                       key=lambda p: sum(np.hypot(*np.subtract(p.point_pixels(geometry)[k], truth[k])) for k in truth))
+            pose = nearest_orientation(found, scene.pose, board_model(geometry.kind))
             for image, position in zip(images, positions):
                 yield game, pose, image, position
 
