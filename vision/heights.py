@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.placement import FEATURES as FIT_FEATURES
 from vision.placement import offset_evidence
-from vision.stacks import FrameSamples, StackModel, band_colours, outline_evidence
+from vision.stacks import FrameSamples, StackModel, band_colours, outline_evidence, outline_strength
 
 
 def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray
@@ -29,7 +29,8 @@ def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndar
     and the offset (mm, (H + 1) x 2) each height's stack would stand at."""
     ps = model.points[i]
     H = model.max_height
-    ev = [tuple(row) for row in outline_evidence(model, frame, i, vis)]
+    strength = outline_strength(model, frame, i)
+    ev = [tuple(row) for row in outline_evidence(model, frame, i, vis, strength)]
     rim, near, side = ev[:H], ev[H:2 * H + 1], ev[2 * H + 1:]
     med, spr = band_colours(model, frame, i, vis)
     seen = ~np.isnan(spr)
@@ -37,7 +38,7 @@ def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndar
     caps = [(med[H + k], spr[H + k]) if seen[H + k] else None for k in range(H + 1)]
     nothing = (0.0, 0.0, 1.0, 0.0)
     rows = np.zeros((H + 1, len(FEATURES)))
-    offsets, rows[:, len(FEATURES) - len(FIT_FEATURES):] = offset_evidence(model, frame, i, vis)
+    offsets, rows[:, len(FEATURES) - len(FIT_FEATURES):] = offset_evidence(model, i, vis, strength)
     strongest = max((r[3] for r in rim), default=0.0) + 0.05
     side_scale = min(ps.side_px, 10.0) / 10.0
     for h in range(H + 1):

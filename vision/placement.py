@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.stacks import EDGE_COHERENCE, EDGE_SHARE, RADIAL_MM, STRENGTH_CAP, FrameSamples, StackModel
+from vision.stacks import EDGE_SHARE, RADIAL_MM, FrameSamples, StackModel
 
 PRIOR = 0.6
 """How strongly an offset is pulled to 0, against one clear edge's pull (a ridge term)."""
@@ -47,21 +47,18 @@ def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> t
     return offsets, rms
 
 
-def offset_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray
+def offset_evidence(model: StackModel, i: int, vis: np.ndarray, strength: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
     """For every height 0..H of point ``i``: the offset (mm, (H + 1) x 2) that best explains a
-    stack of that height, and the evidence rows ((H + 1) x len(:data:`FEATURES`)) it leaves."""
+    stack of that height, and the evidence rows ((H + 1) x len(:data:`FEATURES`)) it leaves
+    (``strength``: :func:`vision.stacks.outline_strength`)."""
     H = model.max_height
     offsets = np.zeros((H + 1, 2))
     rows = np.zeros((H + 1, len(FEATURES)))
-    o, groups, normal = model.outlines[i]
+    o, groups, _ = model.outlines[i]
     directions = model.points[i].directions
     R = len(RADIAL_MM)
     step = float(RADIAL_MM[1] - RADIAL_MM[0])
-    g = frame.grad[model.starts[i] + o]
-    along = np.abs((g * normal[None]).sum(-1))
-    coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
-    strength = np.minimum(np.where(coherent, along, 0.0), STRENGTH_CAP)
     ok = vis[o[R // 2]]
     places = np.arange(strength.shape[1])
     best = np.argmax(strength, axis=0)

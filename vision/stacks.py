@@ -44,8 +44,9 @@ few millimetres off their point (:mod:`vision.placement` finds where)."""
 NEAR_MM = 1.5
 """The height evidence of :func:`outline_evidence` takes an outline's edge this close (mm) to
 where a stack on its point would have it."""
-WATCHED_ROWS = np.unique([int(np.argmax(np.abs(RADIAL_MM) <= NEAR_MM + 1e-9)), len(RADIAL_MM) // 2,
-                          len(RADIAL_MM) - 1 - int(np.argmax(np.abs(RADIAL_MM[::-1]) <= NEAR_MM + 1e-9))])
+NEAR_ROWS = np.flatnonzero(np.abs(RADIAL_MM) <= NEAR_MM + 1e-9)
+"""The rows (of :data:`RADIAL_MM`) of an outline within :data:`NEAR_MM`."""
+WATCHED_ROWS = NEAR_ROWS[[0, len(NEAR_ROWS) // 2, -1]]
 """The rows of an outline whose visibility is read: the ends of the near range and the middle."""
 SILHOUETTE_MARGIN_MM = 2.5
 """Discs sit up to about this far off their point: nearer stacks are drawn this much larger."""
@@ -349,25 +350,37 @@ class FrameSamples:
         return cls(colour / 255.0, grad / edge, steepest / spread, crop)
 
 
-def outline_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> np.ndarray:
+def outline_strength(model: StackModel, frame: FrameSamples, i: int) -> np.ndarray:
+    """How much of an edge every outline sample of point ``i`` is on ((rows of
+    :data:`RADIAL_MM`) x places, :attr:`StackModel.outlines` order): the grey-level gradient
+    along the outline's normal, in units of the frame's strong edges and at most
+    :data:`STRENGTH_CAP`; 0 where the gradient does not point along the normal (a board line
+    crossing the outline)."""
+    o, _, normal = model.outlines[i]
+    g = frame.grad[model.starts[i] + o]
+    along = np.abs((g * normal[None]).sum(-1))
+    coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
+    return np.minimum(np.where(coherent, along, 0.0), STRENGTH_CAP)
+
+
+def outline_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray,
+                     strength: np.ndarray) -> np.ndarray:
     """(edge share, contrast, visible share, strength) of every outline of point ``i`` (rims,
-    near rims, sides, in :attr:`StackModel.outlines` order), as an (outlines x 4) array.
+    near rims, sides, in :attr:`StackModel.outlines` order), as an (outlines x 4) array, from
+    the samples within :data:`NEAR_MM` (``strength``: :func:`outline_strength`).
 
     Edge share: the share of visible places with an edge along the outline.  Contrast:
     the median colour difference between just inside and just outside it.  Strength: the mean
-    over visible places of the steepest coherent gradient along the outline's normal (in units
-    of the frame's strong edges, at most :data:`STRENGTH_CAP`): unlike the edge share it tells a
-    rim from a smeared edge a pixel or two away."""
-    o, groups, normal = model.outlines[i]
-    o = o[np.abs(RADIAL_MM) <= NEAR_MM + 1e-9]
+    over visible places of the steepest edge across the outline: unlike the edge share it
+    tells a rim from a smeared edge a pixel or two away."""
+    o, groups, _ = model.outlines[i]
     count = int(groups[-1]) + 1
     s = model.starts[i]
-    ok = vis[o[0]] & vis[o[-1]] & vis[o[len(o) // 2]]
-    g = frame.grad[s + o]
-    along = np.abs((g * normal[None]).sum(-1))
-    coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
-    edge = np.any(coherent & (along >= EDGE_SHARE), axis=0)
-    strength = np.minimum(np.max(np.where(coherent, along, 0.0), axis=0), STRENGTH_CAP)
+    ok = np.all(vis[o[WATCHED_ROWS]], axis=0)
+    near = strength[NEAR_ROWS]
+    edge = np.any(near >= EDGE_SHARE, axis=0)
+    strength = near.max(axis=0)
+    o = o[NEAR_ROWS]
     contrast = np.linalg.norm(frame.colour[s + o[0]] - frame.colour[s + o[-1]], axis=-1)
     places = np.bincount(groups, minlength=count)
     seen = np.bincount(groups, weights=ok, minlength=count)
