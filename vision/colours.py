@@ -11,8 +11,10 @@ the two groups are not well apart, and the level compared with the frame's brigh
 surfaces (``reference``: white discs or the board) decides.
 
 Top faces and sides are lit differently (the lamp is above: a glossy black top can look
-grey while its side stays dark), so the reader fits one model to the tops and one to the
-sides and adds a disc's two scores (:func:`decide`).
+grey, or as light as a white one, while its side and its rounded rim stay dark), so the
+reader fits one model to the tops' middles, one to each ring of their rims and one to the
+sides; a top's score is the darkest of its middle's and rims' (a highlight only lightens),
+and a disc's top and side scores add up (:func:`decide`).
 
 >>> model = ColourModel.fit(np.array([0.9, 0.85, 0.4, 0.05, 0.06, 0.08]), reference=0.9)
 >>> [model.colour(v)[0] for v in (0.8, 0.3, 0.07)]

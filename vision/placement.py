@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.stacks import EDGE_SHARE, RADIAL_MM, FrameSamples, StackModel
+from vision.stacks import CAP_RIM_FRACTIONS, EDGE_SHARE, RADIAL_MM, FrameSamples, StackModel
 
 PRIOR = 0.6
 """How strongly an offset is pulled to 0, against one clear edge's pull (a ridge term)."""
@@ -89,24 +89,33 @@ def offset_evidence(model: StackModel, i: int, vis: np.ndarray, strength: np.nda
 
 
 def stack_colours(model: StackModel, frame: FrameSamples, heights: np.ndarray, offsets: np.ndarray
-                  ) -> dict[int, tuple[list[np.ndarray], np.ndarray]]:
+                  ) -> dict[int, tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]]:
     """Colours (0..1, BGR) where every stack's layers and top face are read
-    (:meth:`StackModel.front_mm`, :meth:`StackModel.cap_mm`), at the stack's real place
-    (``offsets``: points x 2, mm): per point with a stack, one array per layer and one of the
-    top face, in the order of the reader's samples, so their visibility masks apply."""
+    (:meth:`StackModel.front_mm`, :meth:`StackModel.cap_mm`, :meth:`StackModel.cap_rims_mm`),
+    at the stack's real place (``offsets``: points x 2, mm): per point with a stack, one array
+    per layer and one of the top face, in the order of the reader's samples, so their
+    visibility masks apply; and one array per ring of the top face's rim, of the ring's pixels
+    no nearer stack hides."""
     todo = [i for i in range(len(model.names)) if heights[i] > 0]
     if frame.crop is None or not todo:
         return {}
     parts, layout = [], []
     for i in todo:
         cx, cy = model.centres_mm[i] + offsets[i]
-        layers = [model.front_mm(cx, cy, float(model.towards[i]), k) for k in range(int(heights[i]))]
-        parts += [*layers, model.cap_mm(cx, cy, int(heights[i]))]
-        layout.append([len(p) for p in layers] + [len(parts[-1])])
-    colour = frame.crop.colours(model.pose.project(np.vstack(parts))) / 255.0
+        hgt = int(heights[i])
+        layers = [model.front_mm(cx, cy, float(model.towards[i]), k) for k in range(hgt)]
+        rims = model.cap_rims_mm(cx, cy, hgt)
+        parts += [*layers, model.cap_mm(cx, cy, hgt), *rims]
+        layout.append([len(p) for p in layers] + [len(parts[-1 - len(rims)])] + [len(r) for r in rims])
+    px = model.pose.project(np.vstack(parts))
+    colour = frame.crop.colours(px) / 255.0
     out, start = {}, 0
+    rings = len(CAP_RIM_FRACTIONS)
     for i, sizes in zip(todo, layout):
-        chunks = np.split(colour[start:start + sum(sizes)], np.cumsum(sizes)[:-1])
-        start += sum(sizes)
-        out[i] = (chunks[:-1], chunks[-1])
+        end = start + sum(sizes)
+        chunks = np.split(colour[start:end], np.cumsum(sizes)[:-1])
+        where = np.split(px[start:end], np.cumsum(sizes)[:-1])
+        start = end
+        rims = [c[~model.hidden_by_nearer(i, w, heights)] for c, w in zip(chunks[-rings:], where[-rings:])]
+        out[i] = (chunks[:-rings - 1], chunks[-rings - 1], rims)
     return out

@@ -26,7 +26,7 @@ from vision.colours import ColourModel, brightness, decide, reference_brightness
 from vision.hands import hand_mask
 from vision.heights import read_heights
 from vision.placement import stack_colours
-from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel
+from vision.stacks import CAP_RIM_ANGLES_DEG, CAP_RIM_FRACTIONS, HIDDEN_LAYER, FrameSamples, StackModel
 
 MIN_SHARPNESS = 0.09
 """Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read:
@@ -39,6 +39,8 @@ MIN_IN_VIEW = 0.6
 """A point with less of its samples inside the frame than this is not read."""
 FLAT_SIDE_PX = 1.5
 """A layer's side shorter than this (pixels, camera straight above) shows no colour."""
+MIN_RIM_SEEN = 0.4
+"""A top face's rim ring is read where at least this share of it is not hidden by nearer stacks."""
 HEIGHT_BLUR_PX = 1.5
 """How fast heights become readable as a layer's side grows (pixels): adjacent heights' rims
 are one side apart, and edges are smeared over a pixel or two, so on rendered scenes of the
@@ -105,23 +107,25 @@ class StackReader:
         heights, prob, masks, offsets = read_heights(model, frame, hidden)
         # Colours are read where each stack seems to stand and where its point is: where
         # the two disagree, the offset found decides the colour, and the disc is unsure.
-        on_point = {i: ([frame.colour[model.starts[i] + model.points[i].front[k]] for k in range(hgt)],
-                        frame.colour[model.starts[i] + model.points[i].cap[hgt]])
-                    for i, hgt in enumerate(heights) if hgt}
-        readings = [_layer_levels(model, heights, masks, colours)
-                    for colours in (stack_colours(model, frame, heights, offsets), on_point)]
+        readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at))
+                    for at in (offsets, np.zeros_like(offsets))]
         reference = reference_brightness(frame)
-        tops, sides = readings[0]
+        tops, sides, rims = readings[0]
         top_colours = ColourModel.fit(np.array(list(tops.values())), reference)
         side_colours = ColourModel.fit(np.array(list(sides.values())), reference)
+        rim_colours = [ColourModel.fit(np.array([v for (_, j), v in rims.items() if j == ring]), reference)
+                       for ring in range(len(CAP_RIM_FRACTIONS))]
 
         def colour(i: int, k: int) -> tuple[str, float]:
             """Layer ``k`` of point ``i``: its colour and confidence (:func:`decide`) from its top
-            face and side, where the stack seems to stand; a confidence of 0.5 where its point
-            would say the other colour."""
+            face (the darkest of its middle and rims: a highlight only lightens) and side, where
+            the stack seems to stand; a confidence of 0.5 where its point would say the other colour."""
             scores = []
-            for r_tops, r_sides in readings:
-                sc = top_colours.score(r_tops[i]) if k == heights[i] - 1 and i in r_tops else 0.0
+            for r_tops, r_sides, r_rims in readings:
+                sc = 0.0
+                if k == heights[i] - 1 and i in r_tops:
+                    sc = min([top_colours.score(r_tops[i])] +
+                             [m.score(r_rims[(i, j)]) for j, m in enumerate(rim_colours) if (i, j) in r_rims])
                 if (i, k) in r_sides:  # a short side shows the board or the next layer too
                     sc += height_reliability(model.points[i].side_px) * side_colours.score(r_sides[(i, k)])
                 scores.append(sc)
@@ -161,24 +165,30 @@ class StackReader:
 
 
 def _layer_levels(model: StackModel, heights: np.ndarray, masks: list[np.ndarray],
-                  colours: dict[int, tuple[list[np.ndarray], np.ndarray]]
-                  ) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
-    """Brightness of every visible top face (point -> level) and layer side ((point, layer) ->
-    level) from :func:`vision.placement.stack_colours`; sides too flat to show are left out."""
+                  colours: dict[int, tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]]
+                  ) -> tuple[dict[int, float], dict[tuple[int, int], float], dict[tuple[int, int], float]]:
+    """Brightness of every visible top face (point -> level), layer side ((point, layer) ->
+    level) and top face's rim ((point, ring of :data:`vision.stacks.CAP_RIM_FRACTIONS`) -> level)
+    from :func:`vision.placement.stack_colours`; sides too flat to show and rims mostly hidden
+    are left out."""
     tops: dict[int, float] = {}
     sides: dict[tuple[int, int], float] = {}
-    for i, (layers, cap) in colours.items():
+    rims: dict[tuple[int, int], float] = {}
+    for i, (layers, cap, rings) in colours.items():
         ps, hgt = model.points[i], int(heights[i])
         seen = masks[i][ps.cap[hgt]]
         if seen.any():
             tops[i] = _level(cap[seen])
+            for j, ring in enumerate(rings):
+                if len(ring) >= MIN_RIM_SEEN * len(CAP_RIM_ANGLES_DEG):
+                    rims[(i, j)] = float(np.median(brightness(ring)))
         if ps.side_px < FLAT_SIDE_PX:
             continue
         for k in range(hgt):
             seen = masks[i][ps.front[k]]
             if seen.any() and seen.sum() >= HIDDEN_LAYER * len(seen):
                 sides[(i, k)] = _level(layers[k][seen])
-    return tops, sides
+    return tops, sides, rims
 
 
 def _level(colours: np.ndarray) -> float:

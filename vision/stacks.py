@@ -48,6 +48,12 @@ NEAR_ROWS = np.flatnonzero(np.abs(RADIAL_MM) <= NEAR_MM + 1e-9)
 """The rows (of :data:`RADIAL_MM`) of an outline within :data:`NEAR_MM`."""
 WATCHED_ROWS = NEAR_ROWS[[0, len(NEAR_ROWS) // 2, -1]]
 """The rows of an outline whose visibility is read: the ends of the near range and the middle."""
+CAP_RIM_FRACTIONS = (0.9, 0.95)
+"""Rings of a top face, as shares of the disc's radius, read besides its middle: a glossy
+black top can mirror a lamp and look as light as a white one, but its rounded edge, facing
+other ways, stays dark (:mod:`vision.reader` takes the darkest of the three readings)."""
+CAP_RIM_ANGLES_DEG = np.arange(0.0, 360.0, 15.0)
+"""Where on those rings to read (degrees, board frame)."""
 SILHOUETTE_MARGIN_MM = 2.5
 """Discs sit up to about this far off their point: nearer stacks are drawn this much larger."""
 
@@ -141,6 +147,8 @@ class StackModel:
         self._map = np.zeros((rows * 1024, 2), np.float32)
         self._map[:len(self.bank_px)] = self.bank_px
         self._map = self._map.reshape(rows, 1024, 2)
+        self.hulls = self.silhouettes()
+        """Per point and height 1..H, the image outline of a stack there (:meth:`silhouettes`)."""
         self._occlusion(depth)
         self.outlines = [self._outline_table(i) for i in range(len(self.names))]
         self.bands = [self._band_table(i) for i in range(len(self.names))]
@@ -194,6 +202,21 @@ class StackModel:
         z = h * self.layer_mm
         return np.vstack([[[cx, cy, z]], _circle(cx, cy, 0.4 * self.radius_mm, z, np.radians(np.arange(0, 360, 60)))])
 
+    def cap_rims_mm(self, cx: float, cy: float, h: int) -> list[np.ndarray]:
+        """Points (N x 3, mm) on the rings :data:`CAP_RIM_FRACTIONS` of the top face of a stack
+        of ``h`` discs centred at (cx, cy) mm, one array per ring."""
+        a = np.radians(CAP_RIM_ANGLES_DEG)
+        return [_circle(cx, cy, f * self.radius_mm, h * self.layer_mm, a) for f in CAP_RIM_FRACTIONS]
+
+    def hidden_by_nearer(self, i: int, px: np.ndarray, heights: np.ndarray) -> np.ndarray:
+        """Which pixels ``px`` (N x 2) of point ``i``'s stack the nearer stacks of ``heights`` hide
+        (their outlines drawn :data:`SILHOUETTE_MARGIN_MM` wider, as discs sit off their points)."""
+        hidden = np.zeros(len(px), bool)
+        for j in self.points[i].blockers:
+            if heights[j] > 0:
+                hidden |= _inside_convex(self.hulls[j][int(heights[j]) - 1], px)
+        return hidden
+
     def _outline_table(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Point ``i``'s outlines (rims, near rims, sides) side by side: sample indices
         (offsets x places), the outline each place belongs to, and the image normal per place."""
@@ -235,7 +258,7 @@ class StackModel:
     def _occlusion(self, depth: np.ndarray) -> None:
         """For every point, which nearer stacks can hide which of its pixels, from what height."""
         H = self.max_height
-        hulls = self.silhouettes()
+        hulls = self.hulls
         boxes = [(hl[-1].min(0), hl[-1].max(0)) for hl in hulls]
         for i, ps in enumerate(self.points):
             px = self._block(i)
