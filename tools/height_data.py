@@ -138,8 +138,9 @@ def dump(out: str, pictures: Iterator[tuple[str, BoardPose, np.ndarray, dict[str
         model = models[key]
         frame = FrameSamples.of(model, image)
         heights = np.array([len(points[p]) for p in model.names])
-        for i in range(len(model.names)):
-            rows, _ = height_features(model, frame, i, model.visible(i, heights))
+        every = np.arange(len(model.names))
+        features, _ = height_features(model, frame, every, model.visible(every, heights))
+        for i, rows in enumerate(features):
             pad = np.zeros((ROWS, rows.shape[1]))
             pad[:len(rows)] = rows
             for k, v in zip(data, (pad, heights[i], len(rows), model.points[i].side_px, n, game)):

@@ -23,44 +23,49 @@ from vision.placement import offset_evidence
 from vision.stacks import FrameSamples, StackModel, band_colours, outline_evidence, outline_strength
 
 
-def height_features(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray
+def height_features(model: StackModel, frame: FrameSamples, points: np.ndarray, vis: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Evidence for every height 0..H of point ``i``: one row of :data:`FEATURES` per height,
-    and the offset (mm, (H + 1) x 2) each height's stack would stand at."""
-    ps = model.points[i]
-    H = model.max_height
-    strength = outline_strength(model, frame, i)
-    ev = [tuple(row) for row in outline_evidence(model, frame, i, vis, strength)]
-    rim, near, side = ev[:H], ev[H:2 * H + 1], ev[2 * H + 1:]
-    med, spr = band_colours(model, frame, i, vis)
+    """Evidence for every height 0..H of each of ``points`` (indices; ``vis``: their samples'
+    visibility, :meth:`StackModel.visible`): one row of :data:`FEATURES` per height (points x
+    (H + 1) x features), and the offset (mm, points x (H + 1) x 2) each height's stack would
+    stand at."""
+    H, P = model.max_height, len(points)
+    strength = outline_strength(model, frame, points)
+    ev = outline_evidence(model, frame, points, vis, strength)
+    nothing = np.broadcast_to(np.array([0.0, 0.0, 1.0, 0.0]), (P, 4))
+    rim = [ev[:, k] for k in range(H)] + [nothing]  # rim[-1]: nothing, for h = 0 and above H
+    near, side = ev[:, H:2 * H + 1], ev[:, 2 * H + 1:]
+    med, spr = band_colours(model, frame, points, vis)
     seen = ~np.isnan(spr)
-    bands = [(med[k], spr[k]) if seen[k] else None for k in range(H)]
-    caps = [(med[H + k], spr[H + k]) if seen[H + k] else None for k in range(H + 1)]
-    nothing = (0.0, 0.0, 1.0, 0.0)
-    rows = np.zeros((H + 1, len(FEATURES)))
-    offsets, rows[:, len(FEATURES) - len(FIT_FEATURES):] = offset_evidence(model, i, vis, strength)
-    strongest = max((r[3] for r in rim), default=0.0) + 0.05
-    side_scale = min(ps.side_px, 10.0) / 10.0
+    rows = np.zeros((P, H + 1, len(FEATURES)))
+    offsets, rows[..., len(FEATURES) - len(FIT_FEATURES):] = offset_evidence(model, points, vis, strength)
+    strongest = ev[:, :H, 3].max(axis=1) + 0.05
+    side_scale = np.minimum(model.side_px[points], 10.0) / 10.0
+    zero, one = np.zeros(P), np.ones(P)
     for h in range(H + 1):
-        top = rim[h - 1] if h else nothing
-        above = rim[h] if h < H else nothing
-        side_above = side[h] if h < H else nothing
-        below = [side[k] for k in range(h) if side[k][2] > 0]
-        spread = max((bands[k][1] for k in range(h) if bands[k] is not None), default=0.0)
-        cap, band = caps[h], bands[h - 1] if h else None
-        match = float(np.abs(cap[0] - band[0]).sum()) if cap is not None and band is not None else 0.0
-        rows[h, :len(_BASE_FEATURES)] = [h == 0, top[0], top[1], above[0], above[1],
-                   min((b[0] for b in below), default=0.0), min((b[1] for b in below), default=0.0),
-                   side_above[0], side_above[1], top[2], spread, match, h / H,
-                   near[0][0] if h else 0.0, near[0][1] if h else 0.0, near[h][0] if h else 0.0,
-                   near[h][1] if h else 0.0,
-                   min(near[k][0] for k in range(1, h + 1)) if h else 0.0,
-                   near[h + 1][0] if h < H else 0.0,
-                   near[0][2] if h else 1.0, min((side[k][2] for k in range(h)), default=1.0)]
+        top, above = rim[h - 1], rim[h] if h < H else nothing
+        side_above = side[:, h] if h < H else nothing
+        shown = side[:, :h, 2] > 0  # the layers below whose sides are in view
+        below_edge = np.where(shown.any(1), np.where(shown, side[:, :h, 0], np.inf).min(1, initial=np.inf), 0.0)
+        below_contrast = np.where(shown.any(1), np.where(shown, side[:, :h, 1], np.inf).min(1, initial=np.inf), 0.0)
+        spread = np.where(seen[:, :h], spr[:, :h], 0.0).max(1, initial=0.0)
+        if h:
+            both = seen[:, H + h] & seen[:, h - 1]
+            match = np.where(both, np.abs(med[:, H + h] - med[:, h - 1]).sum(-1), 0.0)
+        else:
+            match = zero
+        rows[:, h, :len(_BASE_FEATURES)] = np.column_stack([
+            np.full(P, float(h == 0)), top[:, 0], top[:, 1], above[:, 0], above[:, 1], below_edge, below_contrast,
+            side_above[:, 0], side_above[:, 1], top[:, 2], spread, match, np.full(P, h / H),
+            near[:, 0, 0] if h else zero, near[:, 0, 1] if h else zero, near[:, h, 0] if h else zero,
+            near[:, h, 1] if h else zero, near[:, 1:h + 1, 0].min(1) if h else zero,
+            near[:, h + 1, 0] if h < H else zero, near[:, 0, 2] if h else one,
+            side[:, :h, 2].min(1, initial=1.0)])
         below = rim[h - 2] if h >= 2 else nothing
-        rows[h, len(_BASE_FEATURES):len(FEATURES) - len(FIT_FEATURES)] = [
-            top[3], above[3], below[3], top[3] / strongest, top[3] - max(above[3], below[3] if h >= 2 else 0.0),
-            top[1] - above[1], near[h][3] if h else 0.0, near[h + 1][3] if h < H else 0.0, side_scale]
+        rows[:, h, len(_BASE_FEATURES):len(FEATURES) - len(FIT_FEATURES)] = np.column_stack([
+            top[:, 3], above[:, 3], below[:, 3], top[:, 3] / strongest,
+            top[:, 3] - np.maximum(above[:, 3], below[:, 3] if h >= 2 else zero), top[:, 1] - above[:, 1],
+            near[:, h, 3] if h else zero, near[:, h + 1, 3] if h < H else zero, side_scale])
     return rows, offsets
 
 
@@ -106,10 +111,11 @@ class HeightModel:
         return (np.tanh(x @ self.W1 + self.b1) @ self.w2 + x @ self.v) / self.temperature
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """The probability of every row's height (a softmax of :meth:`scores`)."""
+        """The probability of every row's height (a softmax of :meth:`scores` along the last
+        axis: ``rows`` is heights x features, or points x heights x features)."""
         s = self.scores(rows)
-        p = np.exp(s - s.max())
-        return p / p.sum()
+        p = np.exp(s - s.max(axis=-1, keepdims=True))
+        return p / p.sum(axis=-1, keepdims=True)
 
 
 @lru_cache(maxsize=1)
@@ -121,23 +127,35 @@ def height_model() -> HeightModel:
 def read_heights(model: StackModel, frame: FrameSamples, hidden: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
     """Every point's height, its probability, visibility mask and offset (mm, points x 2: where
-    the stack stands, :mod:`vision.placement`), nearest point first.
+    the stack stands, :mod:`vision.placement`).
 
-    ``hidden`` (per sample, bool) marks pixels known to show something else (a hand)."""
+    A stack's height decides what it hides of the stacks behind it, so a point is read with
+    its samples' visibility given the heights of the nearer points.  All points are read at
+    once with nothing hidden, then those whose visibility the heights found change are read
+    again, until none changes: as a point's visibility depends only on nearer points, this
+    ends with every point read as if the points had been read one by one from the camera
+    outwards.  ``hidden`` (per sample, bool) marks pixels known to show something else (a hand)."""
     n = len(model.names)
     heights = np.zeros(n, int)
     prob = np.zeros(n)
     offsets = np.zeros((n, 2))
-    masks: list[np.ndarray] = [np.zeros(0, bool)] * n
+    block = len(model.points[0].hidden_from)
+    used = np.zeros((n, block), bool)
+    todo = np.arange(n)
     heights_model = height_model()
-    for i in model.order:
-        vis = model.visible(i, heights)
+    for _ in range(n + 1):
+        vis = model.visible(todo, heights)
         if hidden is not None:
-            vis &= ~hidden[model.starts[i]:model.starts[i] + len(vis)]
-        x, at = height_features(model, frame, i, vis)
+            vis &= ~hidden[model.starts[todo][:, None] + np.arange(block)]
+        changed = np.any(vis != used[todo], axis=1) | (_ == 0)
+        todo, vis = todo[changed], vis[changed]
+        if not len(todo):
+            break
+        x, at = height_features(model, frame, todo, vis)
         p = heights_model.probabilities(x)
-        heights[i] = int(np.argmax(p))
-        prob[i] = float(p[heights[i]])
-        offsets[i] = at[heights[i]]
-        masks[i] = vis
-    return heights, prob, masks, offsets
+        used[todo] = vis
+        heights[todo] = np.argmax(p, axis=1)
+        prob[todo] = p[np.arange(len(todo)), heights[todo]]
+        offsets[todo] = at[np.arange(len(todo)), heights[todo]]
+        todo = np.arange(n)
+    return heights, prob, list(used), offsets

@@ -34,37 +34,41 @@ the foot's front edge, the weakest of the grooves and the top's near rim, the of
 
 
 def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every row of ``weights`` (fits x places): the 2-D offset whose projections on
-    ``directions`` (places x 2) best match ``radial`` (mm), and the weighted RMS miss (mm)."""
+    """For every point and fit (``weights``: points x fits x places): the 2-D offset whose
+    projections on the point's ``directions`` (points x places x 2) best match its ``radial``
+    (points x places, mm), and the weighted RMS miss (mm), as (points x fits x 2) and
+    (points x fits)."""
     w = weights
-    outer = directions[:, :, None] * directions[:, None, :]
+    outer = directions[..., :, None] * directions[..., None, :]
     for _ in range(2):  # refit without the edges the first fit does not explain
-        A = np.einsum("fp,pij->fij", w, outer) + PRIOR * np.eye(2)
-        offsets = np.linalg.solve(A, ((w * radial) @ directions)[..., None])[..., 0]
-        miss = np.abs(offsets @ directions.T - radial)
+        A = np.einsum("pfq,pqij->pfij", w, outer) + PRIOR * np.eye(2)
+        b = np.einsum("pfq,pqi->pfi", w * radial[:, None], directions)
+        offsets = np.linalg.solve(A, b[..., None])[..., 0]
+        miss = np.abs(np.einsum("pfi,pqi->pfq", offsets, directions) - radial[:, None])
         w = np.where(miss <= INLIER_MM, w, 0.0)
-    rms = np.sqrt((w * miss ** 2).sum(1) / np.maximum(w.sum(1), 1e-9))
+    rms = np.sqrt((w * miss ** 2).sum(-1) / np.maximum(w.sum(-1), 1e-9))
     return offsets, rms
 
 
-def offset_evidence(model: StackModel, i: int, vis: np.ndarray, strength: np.ndarray
+def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, strength: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """For every height 0..H of point ``i``: the offset (mm, (H + 1) x 2) that best explains a
-    stack of that height, and the evidence rows ((H + 1) x len(:data:`FEATURES`)) it leaves
-    (``strength``: :func:`vision.stacks.outline_strength`)."""
-    H = model.max_height
-    offsets = np.zeros((H + 1, 2))
-    rows = np.zeros((H + 1, len(FEATURES)))
-    o, groups, _ = model.outlines[i]
-    directions = model.points[i].directions
+    """For every height 0..H of each of ``points``: the offset (mm, points x (H + 1) x 2) that
+    best explains a stack of that height, and the evidence rows (points x (H + 1) x
+    len(:data:`FEATURES`)) it leaves (``vis``: points x samples of a block; ``strength``:
+    :func:`vision.stacks.outline_strength`)."""
+    H, P = model.max_height, len(points)
+    offsets = np.zeros((P, H + 1, 2))
+    rows = np.zeros((P, H + 1, len(FEATURES)))
+    o, groups = model.outline_index, model.outline_groups
+    directions = model.directions[points]
     R = len(RADIAL_MM)
     step = float(RADIAL_MM[1] - RADIAL_MM[0])
-    ok = vis[o[R // 2]]
-    places = np.arange(strength.shape[1])
-    best = np.argmax(strength, axis=0)
-    peak = strength[best, places]
+    ok = vis[:, o[R // 2]]
+    best = np.argmax(strength, axis=1)
+    along = lambda k: np.take_along_axis(strength, k[:, None], axis=1)[:, 0]  # noqa: E731
+    peak = along(best)
     k = np.clip(best, 1, R - 2)
-    a, b, c = strength[k - 1, places], strength[k, places], strength[k + 1, places]
+    a, b, c = along(k - 1), along(k), along(k + 1)
     curve = a - 2 * b + c
     frac = np.clip(0.5 * (a - c) / np.where(np.abs(curve) > 1e-9, curve, -1e-9), -0.5, 0.5)
     radial = RADIAL_MM[0] + (k + frac) * step
@@ -73,18 +77,20 @@ def offset_evidence(model: StackModel, i: int, vis: np.ndarray, strength: np.nda
     # Groups: far rims at heights 1..H (0..H-1), near rims at 0..H (H..2H), sides of layers (2H+1..3H).
     h = np.arange(1, H + 1)[:, None]
     fits = (groups[None] == h - 1) | ((groups[None] > 2 * H) & (groups[None] <= 2 * H + h))
-    offsets[1:], rms = _solve(directions, radial, np.where(fits, weights[None], 0.0))
+    offsets[:, 1:], rms = _solve(directions, radial, np.where(fits[None], weights[:, None], 0.0))
     # Every outline's edge strength where each height's offset puts it (half a millimetre's slack).
-    r = np.clip(np.round((offsets[1:] @ directions.T - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
-    at = np.max([strength[r + d, places[None]] for d in (-1, 0, 1)], axis=0)
+    shift = np.einsum("phi,pqi->phq", offsets[:, 1:], directions)
+    r = np.clip(np.round((shift - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
+    at = np.max([np.take_along_axis(strength, r + d, axis=1) for d in (-1, 0, 1)], axis=0)
     count = 3 * H + 1
-    flat = (np.arange(H)[:, None] * count + groups[None]).ravel()
-    seen = np.bincount(flat, weights=np.broadcast_to(ok, at.shape).ravel(), minlength=H * count)
-    mean = (np.bincount(flat, weights=(at * ok).ravel(), minlength=H * count) / np.maximum(seen, 1)).reshape(H, count)
+    member = (groups[:, None] == np.arange(count)[None]).astype(float)  # places x outlines
+    seen = ok @ member
+    mean = ((at * ok[:, None]) @ member) / np.maximum(seen, 1)[:, None]
     for j in range(H):
         hj = j + 1
-        rows[hj] = [mean[j, hj - 1], mean[j, hj] if hj < H else 0.0, mean[j, H], mean[j, H + 1:H + hj + 1].min(),
-                    float(np.hypot(*offsets[hj])), rms[j]]
+        rows[:, hj] = np.column_stack([mean[:, j, hj - 1], mean[:, j, hj] if hj < H else np.zeros(P), mean[:, j, H],
+                                       mean[:, j, H + 1:H + hj + 1].min(axis=1),
+                                       np.hypot(offsets[:, hj, 0], offsets[:, hj, 1]), rms[:, j]])
     return offsets, rows
 
 

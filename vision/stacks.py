@@ -150,8 +150,14 @@ class StackModel:
         self.hulls = self.silhouettes()
         """Per point and height 1..H, the image outline of a stack there (:meth:`silhouettes`)."""
         self._occlusion(depth)
-        self.outlines = [self._outline_table(i) for i in range(len(self.names))]
-        self.bands = [self._band_table(i) for i in range(len(self.names))]
+        self.starts = np.array(self.starts)
+        """Where every point's block of samples begins in the bank (the blocks are alike:
+        the same outlines, bands and tops in the same order)."""
+        self.side_px = np.array([ps.side_px for ps in self.points])
+        self.directions = np.stack([ps.directions for ps in self.points])
+        """Per point (points x places x 2): :attr:`_PointSamples.directions`."""
+        self.outline_index, self.outline_groups, self.outline_normals = self._outline_table()
+        self.band_index, self.band_valid = self._band_table()
 
     def _samples(self, cx: float, cy: float, towards: float) -> tuple[np.ndarray, _PointSamples]:
         r, L, H = self.radius_mm, self.layer_mm, self.max_height
@@ -217,23 +223,23 @@ class StackModel:
                 hidden |= _inside_convex(self.hulls[j][int(heights[j]) - 1], px)
         return hidden
 
-    def _outline_table(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Point ``i``'s outlines (rims, near rims, sides) side by side: sample indices
-        (offsets x places), the outline each place belongs to, and the image normal per place."""
-        ps = self.points[i]
+    def _outline_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every point's outlines (rims, near rims, sides) side by side: sample indices within
+        a point's block ((offsets x places), alike for all points), the outline each place
+        belongs to, and per point the image normal per place (points x places x 2)."""
+        ps = self.points[0]
         parts = [*ps.rim, *ps.near, *ps.side]
         o = np.hstack(parts)
         groups = np.concatenate([np.full(p.shape[1], k) for k, p in enumerate(parts)])
-        px = self.bank_px[self.starts[i] + o]
         mid = len(RADIAL_MM) // 2
-        normal = px[mid + 1] - px[mid - 1]
+        normal = self.bank_px[self.starts[:, None] + o[mid + 1]] - self.bank_px[self.starts[:, None] + o[mid - 1]]
         normal /= np.linalg.norm(normal, axis=-1, keepdims=True) + 1e-9
         return o, groups, normal
 
-    def _band_table(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Point ``i``'s front bands and top faces as one padded (bands x samples) index array
-        and its mask of real entries."""
-        parts = [*self.points[i].front, *self.points[i].cap]
+    def _band_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every point's front bands and top faces as one padded (bands x samples) index array
+        within a point's block (alike for all points) and its mask of real entries."""
+        parts = [*self.points[0].front, *self.points[0].cap]
         width = max(len(p) for p in parts)
         idx = np.zeros((len(parts), width), int)
         valid = np.zeros((len(parts), width), bool)
@@ -307,13 +313,15 @@ class StackModel:
         crop = Crop(np.array([x0, y0], np.float32), smooth)
         return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0, steepest, spread, crop
 
-    def visible(self, i: int, heights: np.ndarray) -> np.ndarray:
-        """Which of point ``i``'s samples are in the frame and not hidden by nearer stacks of ``heights``."""
-        ps = self.points[i]
-        s = self.starts[i]
-        vis = self.in_frame[s:s + len(ps.hidden_from)].copy()
-        if len(ps.blockers):
-            vis &= np.all(heights[ps.blockers][None, :] < ps.hidden_from, axis=1)
+    def visible(self, points: np.ndarray, heights: np.ndarray) -> np.ndarray:
+        """Which samples of each of ``points`` (indices) are in the frame and not hidden by
+        nearer stacks of ``heights`` (points x samples of a block)."""
+        block = len(self.points[0].hidden_from)
+        vis = self.in_frame[self.starts[points][:, None] + np.arange(block)]
+        for row, i in enumerate(points):
+            ps = self.points[i]
+            if len(ps.blockers):
+                vis[row] &= np.all(heights[ps.blockers][None, :] < ps.hidden_from, axis=1)
         return vis
 
 
@@ -373,78 +381,83 @@ class FrameSamples:
         return cls(colour / 255.0, grad / edge, steepest / spread, crop)
 
 
-def outline_strength(model: StackModel, frame: FrameSamples, i: int) -> np.ndarray:
-    """How much of an edge every outline sample of point ``i`` is on ((rows of
-    :data:`RADIAL_MM`) x places, :attr:`StackModel.outlines` order): the grey-level gradient
-    along the outline's normal, in units of the frame's strong edges and at most
+def outline_strength(model: StackModel, frame: FrameSamples, points: np.ndarray) -> np.ndarray:
+    """How much of an edge every outline sample of each of ``points`` is on (points x (rows
+    of :data:`RADIAL_MM`) x places, :attr:`StackModel.outline_index` order): the grey-level
+    gradient along the outline's normal, in units of the frame's strong edges and at most
     :data:`STRENGTH_CAP`; 0 where the gradient does not point along the normal (a board line
     crossing the outline)."""
-    o, _, normal = model.outlines[i]
-    g = frame.grad[model.starts[i] + o]
-    along = np.abs((g * normal[None]).sum(-1))
+    g = frame.grad[model.starts[points][:, None, None] + model.outline_index[None]]
+    along = np.abs((g * model.outline_normals[points][:, None]).sum(-1))
     coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
     return np.minimum(np.where(coherent, along, 0.0), STRENGTH_CAP)
 
 
-def outline_evidence(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray,
+def outline_evidence(model: StackModel, frame: FrameSamples, points: np.ndarray, vis: np.ndarray,
                      strength: np.ndarray) -> np.ndarray:
-    """(edge share, contrast, visible share, strength) of every outline of point ``i`` (rims,
-    near rims, sides, in :attr:`StackModel.outlines` order), as an (outlines x 4) array, from
-    the samples within :data:`NEAR_MM` (``strength``: :func:`outline_strength`).
+    """(edge share, contrast, visible share, strength) of every outline (rims, near rims,
+    sides, in :attr:`StackModel.outline_index` order) of each of ``points``, as a (points x
+    outlines x 4) array, from the samples within :data:`NEAR_MM` (``vis``: points x samples
+    of a block; ``strength``: :func:`outline_strength`).
 
     Edge share: the share of visible places with an edge along the outline.  Contrast:
     the median colour difference between just inside and just outside it.  Strength: the mean
     over visible places of the steepest edge across the outline: unlike the edge share it
     tells a rim from a smeared edge a pixel or two away."""
-    o, groups, _ = model.outlines[i]
+    o, groups = model.outline_index, model.outline_groups
     count = int(groups[-1]) + 1
-    s = model.starts[i]
-    ok = np.all(vis[o[WATCHED_ROWS]], axis=0)
-    near = strength[NEAR_ROWS]
-    edge = np.any(near >= EDGE_SHARE, axis=0)
-    strength = near.max(axis=0)
+    member = (groups[:, None] == np.arange(count)[None]).astype(float)  # places x outlines
+    ok = np.all(vis[:, o[WATCHED_ROWS]], axis=1)
+    near = strength[:, NEAR_ROWS]
+    edge = np.any(near >= EDGE_SHARE, axis=1)
     o = o[NEAR_ROWS]
+    s = model.starts[points][:, None]
     contrast = np.linalg.norm(frame.colour[s + o[0]] - frame.colour[s + o[-1]], axis=-1)
+    seen = ok @ member
+    out = np.zeros((len(points), count, 4))
+    out[..., 0] = ((edge & ok) @ member) / np.maximum(seen, 1)
+    out[..., 3] = ((near.max(axis=1) * ok) @ member) / np.maximum(seen, 1)
+    out[..., 2] = seen / member.sum(0)
+    # The lower median of every outline's visible contrasts: a padded (outlines x places)
+    # table, hidden places sorted last.
     places = np.bincount(groups, minlength=count)
-    seen = np.bincount(groups, weights=ok, minlength=count)
-    out = np.zeros((count, 4))
-    out[:, 0] = np.bincount(groups, weights=edge & ok, minlength=count) / np.maximum(seen, 1)
-    out[:, 3] = np.bincount(groups, weights=strength * ok, minlength=count) / np.maximum(seen, 1)
-    out[:, 2] = seen / places
-    # Medians of every group at once: sort by (group, contrast), take each group's middle.
-    gv, cv = groups[ok], contrast[ok]
-    order = np.lexsort((cv, gv))
+    table = np.full((count, places.max()), len(groups))
+    for k in range(count):
+        table[k, :places[k]] = np.flatnonzero(groups == k)
+    padded = np.concatenate([np.where(ok, contrast, np.inf), np.full((len(points), 1), np.inf)], axis=1)
+    ordered = np.sort(padded[:, table], axis=-1)
     n = seen.astype(int)
-    first = np.concatenate([[0], np.cumsum(n)[:-1]])
-    has = n > 0
-    out[has, 1] = cv[order][first[has] + (n[has] - 1) // 2]
+    middle = np.take_along_axis(ordered, np.maximum(n - 1, 0)[..., None] // 2, axis=-1)[..., 0]
+    out[..., 1] = np.where(n > 0, middle, 0.0)
     return out
 
 
-def band_colours(model: StackModel, frame: FrameSamples, i: int, vis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Median colour (bands x 3) and spread (bands) of point ``i``'s visible front bands
-    and top faces (:attr:`StackModel.bands` order); NaN where nothing of a band is visible."""
-    idx, valid = model.bands[i]
-    c = frame.colour[model.starts[i] + idx]
-    c[~(valid & vis[idx])] = np.nan
-    med = _row_medians(c)
-    return med, _row_medians(np.abs(c - med[:, None]).sum(-1))
+def band_colours(model: StackModel, frame: FrameSamples, points: np.ndarray, vis: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Median colour (points x bands x 3) and spread (points x bands) of each of ``points``'
+    visible front bands and top faces (:attr:`StackModel.band_index` order); NaN where nothing
+    of a band is visible."""
+    idx, valid = model.band_index, model.band_valid
+    c = frame.colour[model.starts[points][:, None, None] + idx[None]]
+    c[~(valid[None] & vis[:, idx])] = np.nan
+    med = _medians(c, axis=-2)
+    return med, _medians(np.abs(c - med[..., None, :]).sum(-1), axis=-1)
 
 
-def _row_medians(a: np.ndarray) -> np.ndarray:
-    """Medians along axis 1 leaving out NaN (NaN for a row of NaN), as ``np.nanmedian`` but
+def _medians(a: np.ndarray, axis: int) -> np.ndarray:
+    """Medians along ``axis`` leaving out NaN (NaN where all are NaN), as ``np.nanmedian`` but
     without its masked arrays, which cost more than everything else of a point's evidence.
 
-    >>> _row_medians(np.array([[1.0, 3.0, np.nan, 2.0], [np.nan] * 4, [4.0, 1.0, np.nan, np.nan]])).tolist()
+    >>> _medians(np.array([[1.0, 3.0, np.nan, 2.0], [np.nan] * 4, [4.0, 1.0, np.nan, np.nan]]), axis=1).tolist()
     [2.0, nan, 2.5]
     """
-    s = np.sort(a, axis=1)  # NaN last
-    n = np.sum(~np.isnan(a), axis=1)
-    lo = np.clip((n - 1) // 2, 0, a.shape[1] - 1)
-    hi = np.clip(n // 2, 0, a.shape[1] - 1)
-    middle = np.take_along_axis(s, np.expand_dims(lo, 1), axis=1)[:, 0] + \
-        np.take_along_axis(s, np.expand_dims(hi, 1), axis=1)[:, 0]
-    return np.where(n > 0, 0.5 * middle, np.nan)
+    s = np.sort(a, axis=axis)  # NaN last
+    n = np.sum(~np.isnan(a), axis=axis, keepdims=True)
+    size = a.shape[axis]
+    lo = np.clip((n - 1) // 2, 0, size - 1)
+    hi = np.clip(n // 2, 0, size - 1)
+    middle = np.take_along_axis(s, lo, axis=axis) + np.take_along_axis(s, hi, axis=axis)
+    return np.squeeze(np.where(n > 0, 0.5 * middle, np.nan), axis=axis)
 
 
 HIDDEN_LAYER = 0.3
