@@ -125,8 +125,8 @@ def height_model() -> HeightModel:
 
 
 def read_heights(model: StackModel, frame: FrameSamples, hidden: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
-    """Every point's height, its probability, visibility mask and offset (mm, points x 2: where
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every point's height, its probability, visibility mask (points x samples of a block) and offset (mm, points x 2: where
     the stack stands, :mod:`vision.placement`).
 
     A stack's height decides what it hides of the stacks behind it, so a point is read with
@@ -139,23 +139,24 @@ def read_heights(model: StackModel, frame: FrameSamples, hidden: np.ndarray | No
     heights = np.zeros(n, int)
     prob = np.zeros(n)
     offsets = np.zeros((n, 2))
-    block = len(model.points[0].hidden_from)
-    used = np.zeros((n, block), bool)
-    todo = np.arange(n)
-    heights_model = height_model()
-    for _ in range(n + 1):
-        vis = model.visible(todo, heights)
+    every = np.arange(n)
+
+    def visibility() -> np.ndarray:
+        vis = model.visible(every, heights)
         if hidden is not None:
-            vis &= ~hidden[model.starts[todo][:, None] + np.arange(block)]
-        changed = np.any(vis != used[todo], axis=1) | (_ == 0)
-        todo, vis = todo[changed], vis[changed]
-        if not len(todo):
-            break
-        x, at = height_features(model, frame, todo, vis)
+            vis &= ~hidden[model.starts[:, None] + np.arange(model.block)]
+        return vis
+
+    used = visibility()
+    todo = every
+    heights_model = height_model()
+    while len(todo):
+        x, at = height_features(model, frame, todo, used[todo])
         p = heights_model.probabilities(x)
-        used[todo] = vis
         heights[todo] = np.argmax(p, axis=1)
         prob[todo] = p[np.arange(len(todo)), heights[todo]]
         offsets[todo] = at[np.arange(len(todo)), heights[todo]]
-        todo = np.arange(n)
-    return heights, prob, list(used), offsets
+        vis = visibility()
+        todo = every[np.any(vis != used, axis=1)]
+        used = vis
+    return heights, prob, used, offsets

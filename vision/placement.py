@@ -19,9 +19,11 @@ offset stays near 0.  Offsets are millimetres in the board frame.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from vision.stacks import CAP_RIM_FRACTIONS, EDGE_SHARE, RADIAL_MM, FrameSamples, StackModel
+from vision.stacks import EDGE_SHARE, RADIAL_MM, FrameSamples, StackModel
 
 PRIOR = 0.6
 """How strongly an offset is pulled to 0, against one clear edge's pull (a ridge term)."""
@@ -94,34 +96,38 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     return offsets, rows
 
 
+@dataclass(frozen=True)
+class StackColours:
+    """Colours (0..1, BGR) read on the stacks of some points, where they really stand."""
+
+    points: np.ndarray
+    """The points (indices) with a stack."""
+    layers: np.ndarray
+    """(points x H x samples x 3): on the side of every layer k = 0..H-1 facing the camera
+    (:meth:`StackModel.front_mm`; layers above a stack's height are not on it)."""
+    cap: np.ndarray
+    """(points x samples x 3): on the top face (:meth:`StackModel.cap_mm`)."""
+    rims: np.ndarray
+    """(points x rings x samples x 3): on the rings of the top face's rim
+    (:meth:`StackModel.cap_rims_mm`), NaN where a nearer stack hides them."""
+
+
 def stack_colours(model: StackModel, frame: FrameSamples, heights: np.ndarray, offsets: np.ndarray
-                  ) -> dict[int, tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]]:
-    """Colours (0..1, BGR) where every stack's layers and top face are read
-    (:meth:`StackModel.front_mm`, :meth:`StackModel.cap_mm`, :meth:`StackModel.cap_rims_mm`),
-    at the stack's real place (``offsets``: points x 2, mm): per point with a stack, one array
-    per layer and one of the top face, in the order of the reader's samples, so their
-    visibility masks apply; and one array per ring of the top face's rim, of the ring's pixels
-    no nearer stack hides."""
-    todo = [i for i in range(len(model.names)) if heights[i] > 0]
-    if frame.crop is None or not todo:
-        return {}
-    parts, layout = [], []
-    for i in todo:
-        cx, cy = model.centres_mm[i] + offsets[i]
-        hgt = int(heights[i])
-        layers = [model.front_mm(cx, cy, float(model.towards[i]), k) for k in range(hgt)]
-        rims = model.cap_rims_mm(cx, cy, hgt)
-        parts += [*layers, model.cap_mm(cx, cy, hgt), *rims]
-        layout.append([len(p) for p in layers] + [len(parts[-1 - len(rims)])] + [len(r) for r in rims])
-    px = model.pose.project(np.vstack(parts))
-    colour = frame.crop.colours(px) / 255.0
-    out, start = {}, 0
-    rings = len(CAP_RIM_FRACTIONS)
-    for i, sizes in zip(todo, layout):
-        end = start + sum(sizes)
-        chunks = np.split(colour[start:end], np.cumsum(sizes)[:-1])
-        where = np.split(px[start:end], np.cumsum(sizes)[:-1])
-        start = end
-        rims = [c[~model.hidden_by_nearer(i, w, heights)] for c, w in zip(chunks[-rings:], where[-rings:])]
-        out[i] = (chunks[:-rings - 1], chunks[-rings - 1], rims)
-    return out
+                  ) -> StackColours | None:
+    """The colours of every stack of ``heights``, read at its real place (``offsets``: points x
+    2, mm), the layers' and the top face's in the order of the reader's samples, so their
+    visibility masks apply; None where there is no stack (or no filtered frame)."""
+    todo = np.flatnonzero(heights > 0)
+    if frame.crop is None or not len(todo):
+        return None
+    (cx, cy), h = (model.centres_mm[todo] + offsets[todo]).T, heights[todo]
+    parts = [np.stack([model.front_mm(cx, cy, model.towards[todo], k) for k in range(model.max_height)], axis=1),
+             model.cap_mm(cx, cy, h), model.cap_rims_mm(cx, cy, h)]
+    px = model.pose.project(np.concatenate([p.reshape(-1, 3) for p in parts]))
+    ends = np.cumsum([p[..., 0].size for p in parts])[:-1]
+    layers, cap, rims = (c.reshape(*p.shape[:-1], 3) for c, p in zip(np.split(frame.crop.colours(px) / 255.0, ends),
+                                                                        parts))
+    rim_px = np.split(px, ends)[2].reshape(*parts[2].shape[:-1], 2)
+    for row, i in enumerate(todo):
+        rims[row][model.hidden_by_nearer(i, rim_px[row], heights)] = np.nan
+    return StackColours(todo, layers, cap, rims)

@@ -25,8 +25,8 @@ from rules.infer import Observation
 from vision.colours import ColourModel, brightness, decide, reference_brightness
 from vision.hands import hand_mask
 from vision.heights import read_heights
-from vision.placement import stack_colours
-from vision.stacks import CAP_RIM_ANGLES_DEG, CAP_RIM_FRACTIONS, HIDDEN_LAYER, FrameSamples, StackModel
+from vision.placement import StackColours, stack_colours
+from vision.stacks import CAP_RIM_FRACTIONS, HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile
 
 MIN_SHARPNESS = 0.09
 """Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read:
@@ -111,10 +111,9 @@ class StackReader:
                     for at in (offsets, np.zeros_like(offsets))]
         reference = reference_brightness(frame)
         tops, sides, rims = readings[0]
-        top_colours = ColourModel.fit(np.array(list(tops.values())), reference)
-        side_colours = ColourModel.fit(np.array(list(sides.values())), reference)
-        rim_colours = [ColourModel.fit(np.array([v for (_, j), v in rims.items() if j == ring]), reference)
-                       for ring in range(len(CAP_RIM_FRACTIONS))]
+        fit = lambda levels: ColourModel.fit(levels[np.isfinite(levels)], reference)  # noqa: E731
+        top_colours, side_colours = fit(tops), fit(sides)
+        rim_colours = [fit(rims[:, j]) for j in range(rims.shape[1])]
 
         def colour(i: int, k: int) -> tuple[str, float]:
             """Layer ``k`` of point ``i``: its colour and confidence (:func:`decide`) from its top
@@ -123,11 +122,11 @@ class StackReader:
             scores = []
             for r_tops, r_sides, r_rims in readings:
                 sc = 0.0
-                if k == heights[i] - 1 and i in r_tops:
+                if k == heights[i] - 1 and np.isfinite(r_tops[i]):
                     sc = min([top_colours.score(r_tops[i])] +
-                             [m.score(r_rims[(i, j)]) for j, m in enumerate(rim_colours) if (i, j) in r_rims])
-                if (i, k) in r_sides:  # a short side shows the board or the next layer too
-                    sc += height_reliability(model.points[i].side_px) * side_colours.score(r_sides[(i, k)])
+                             [m.score(r_rims[i, j]) for j, m in enumerate(rim_colours) if np.isfinite(r_rims[i, j])])
+                if np.isfinite(r_sides[i, k]):  # a short side shows the board or the next layer too
+                    sc += height_reliability(model.points[i].side_px) * side_colours.score(r_sides[i, k])
                 scores.append(sc)
             c, cc = decide(scores[0])
             return (c, cc) if decide(scores[1])[0] == c else (c, 0.5)
@@ -136,9 +135,8 @@ class StackReader:
         confidence: dict[str, float] = {}
         for i, name in enumerate(names):
             ps, s = model.points[i], model.starts[i]
-            n = len(masks[i])
-            in_view = model.in_frame[s:s + n].mean()
-            under_hand = hidden is not None and hidden[s:s + n].mean() > 0.05
+            in_view = model.in_view[i]
+            under_hand = hidden is not None and hidden[s:s + model.block].mean() > 0.05
             if in_view < MIN_IN_VIEW or under_hand:
                 confidence[name] = 0.0
                 continue
@@ -150,7 +148,7 @@ class StackReader:
                 # only the missing outlines do, and they may have been hidden too.
                 conf *= float(masks[i][ps.cap[0]].mean())
             for k in range(int(heights[i])):
-                if (k == heights[i] - 1 and i in tops) or (i, k) in sides:
+                if (k == heights[i] - 1 and np.isfinite(tops[i])) or np.isfinite(sides[i, k]):
                     c, cc = colour(i, k)
                     stack += c
                     conf *= cc
@@ -164,37 +162,32 @@ class StackReader:
         return Reading(self.game, Observation(points, confidence), True)
 
 
-def _layer_levels(model: StackModel, heights: np.ndarray, masks: list[np.ndarray],
-                  colours: dict[int, tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]]
-                  ) -> tuple[dict[int, float], dict[tuple[int, int], float], dict[tuple[int, int], float]]:
-    """Brightness of every visible top face (point -> level), layer side ((point, layer) ->
-    level) and top face's rim ((point, ring of :data:`vision.stacks.CAP_RIM_FRACTIONS`) -> level)
-    from :func:`vision.placement.stack_colours`; sides too flat to show and rims mostly hidden
-    are left out."""
-    tops: dict[int, float] = {}
-    sides: dict[tuple[int, int], float] = {}
-    rims: dict[tuple[int, int], float] = {}
-    for i, (layers, cap, rings) in colours.items():
-        ps, hgt = model.points[i], int(heights[i])
-        seen = masks[i][ps.cap[hgt]]
-        if seen.any():
-            tops[i] = _level(cap[seen])
-            for j, ring in enumerate(rings):
-                if len(ring) >= MIN_RIM_SEEN * len(CAP_RIM_ANGLES_DEG):
-                    rims[(i, j)] = float(np.median(brightness(ring)))
-        if ps.side_px < FLAT_SIDE_PX:
-            continue
-        for k in range(hgt):
-            seen = masks[i][ps.front[k]]
-            if seen.any() and seen.sum() >= HIDDEN_LAYER * len(seen):
-                sides[(i, k)] = _level(layers[k][seen])
+def _layer_levels(model: StackModel, heights: np.ndarray, masks: np.ndarray, colours: StackColours | None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Brightness of every point's top face (points), of its layers' sides (points x H) and of
+    its top face's rims (points x rings of :data:`vision.stacks.CAP_RIM_FRACTIONS`), from
+    :func:`vision.placement.stack_colours`: NaN where nothing is read (no stack, hidden by
+    nearer stacks (``masks``), a side too flat to show).  A level is a low percentile of the
+    samples, so that a lamp's highlight on a glossy disc does not make it white; a rim's is
+    their median."""
+    n, H = len(model.names), model.max_height
+    tops, sides = np.full(n, np.nan), np.full((n, H), np.nan)
+    rims = np.full((n, len(CAP_RIM_FRACTIONS)), np.nan)
+    if colours is None:
+        return tops, sides, rims
+    at, hgt = colours.points, heights[colours.points]
+    seen = masks[at]
+    cap_seen = np.take_along_axis(seen, model.cap_index[hgt], axis=1)
+    tops[at] = nan_percentile(np.where(cap_seen, brightness(colours.cap), np.nan), 30)
+    ring = brightness(colours.rims)
+    enough = np.sum(np.isfinite(ring), axis=-1) >= MIN_RIM_SEEN * ring.shape[-1]
+    rims[at] = np.where(enough & np.isfinite(tops[at])[:, None], nan_percentile(ring, 50), np.nan)
+    side_seen = seen[:, model.front_index]
+    shown = (np.arange(H)[None] < hgt[:, None]) & (side_seen.sum(-1) >= max(HIDDEN_LAYER * side_seen.shape[-1], 1)) \
+        & (model.side_px[at] >= FLAT_SIDE_PX)[:, None]
+    side = nan_percentile(np.where(side_seen, brightness(colours.layers), np.nan), 30)
+    sides[at] = np.where(shown, side, np.nan)
     return tops, sides, rims
-
-
-def _level(colours: np.ndarray) -> float:
-    """The brightness of a disc's face from its samples' colours: a low percentile, so that a
-    lamp's highlight on a glossy disc does not make it white."""
-    return float(np.percentile(brightness(colours), 30))
 
 
 def draw_reading(image: np.ndarray, pose: BoardPose, geometry: Geometry, reading: Reading) -> np.ndarray:

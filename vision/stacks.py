@@ -79,7 +79,8 @@ class _PointSamples:
     blockers: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     """Nearer points whose stacks can hide some of this point's pixels."""
     hidden_from: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int16))
-    """(samples, blockers): the lowest height of each blocker that hides each sample (H + 1: never)."""
+    """(watched samples, blockers): the lowest height of each blocker that hides each of
+    :attr:`watched` (H + 1: never)."""
     side_px: float = 0.0
     """How tall one layer's side looks in pixels (0 seen from straight above)."""
     watched: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
@@ -90,8 +91,12 @@ class _PointSamples:
     pointing outwards from the point: a stack offset by d moves the place's edge by its dot product with d."""
 
 
-def _circle(cx: float, cy: float, r: float, z: float, angles: np.ndarray) -> np.ndarray:
-    return np.column_stack([cx + r * np.cos(angles), cy + r * np.sin(angles), np.full(len(angles), z)])
+def _circle(cx: np.ndarray | float, cy: np.ndarray | float, r: float, z: np.ndarray | float, angles: np.ndarray
+            ) -> np.ndarray:
+    """Points ((...) x angles x 3, mm) on circles of radius ``r`` at height ``z`` around
+    (``cx``, ``cy``), which may be arrays of one shape (...); ``angles`` is (angles,) or (..., angles)."""
+    cx, cy, z = (np.asarray(v, float)[..., None] for v in (cx, cy, z))
+    return np.stack(np.broadcast_arrays(cx + r * np.cos(angles), cy + r * np.sin(angles), z), axis=-1)
 
 
 def _inside_convex(poly: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -139,6 +144,7 @@ class StackModel:
             self.points.append(samples)
         bank_mm = np.vstack(blocks)
         self.bank_px = pose.project(bank_mm).astype(np.float32)
+        self._bank_box = (self.bank_px.min(0), self.bank_px.max(0))
         w, h = pose.camera.image_size
         self.in_frame = (self.bank_px[:, 0] >= 0) & (self.bank_px[:, 0] <= w - 1) & \
             (self.bank_px[:, 1] >= 0) & (self.bank_px[:, 1] <= h - 1)
@@ -153,6 +159,14 @@ class StackModel:
         self.starts = np.array(self.starts)
         """Where every point's block of samples begins in the bank (the blocks are alike:
         the same outlines, bands and tops in the same order)."""
+        self.block = n // len(self.names)
+        """Samples per point."""
+        self.in_view = self.in_frame.reshape(len(self.names), self.block).mean(axis=1)
+        """Per point, the share of its samples inside the frame."""
+        self.cap_index = np.stack(self.points[0].cap)
+        """(H + 1) x samples: :attr:`_PointSamples.cap` within a point's block."""
+        self.front_index = np.stack(self.points[0].front)
+        """H x samples: :attr:`_PointSamples.front` within a point's block."""
         self.side_px = np.array([ps.side_px for ps in self.points])
         self.directions = np.stack([ps.directions for ps in self.points])
         """Per point (points x places x 2): :attr:`_PointSamples.directions`."""
@@ -196,32 +210,38 @@ class StackModel:
         return np.vstack(pts), _PointSamples(rim, near, side, front, cap, side_px=float(np.hypot(*(foot[1] - foot[0]))),
                                              directions=outward, watched=np.sort(np.concatenate(watched)))
 
-    def front_mm(self, cx: float, cy: float, towards: float, k: int) -> np.ndarray:
+    def front_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, towards: np.ndarray | float, k: int
+                 ) -> np.ndarray:
         """Where layer ``k``'s colour is read on a stack centred at (cx, cy) mm: points (N x 3,
-        mm) on its side facing the camera (``towards``: radians), at two heights in the layer."""
-        a = towards + np.radians(FRONT_ANGLES_DEG)
-        return np.vstack([_circle(cx, cy, self.radius_mm, (k + f) * self.layer_mm, a) for f in (0.35, 0.65)])
+        mm) on its side facing the camera (``towards``: radians), at two heights in the layer;
+        for arrays of stacks, (stacks x N x 3)."""
+        a = np.asarray(towards, float)[..., None] + np.radians(FRONT_ANGLES_DEG)
+        return np.concatenate([_circle(cx, cy, self.radius_mm, (k + f) * self.layer_mm, a) for f in (0.35, 0.65)],
+                              axis=-2)
 
-    def cap_mm(self, cx: float, cy: float, h: int) -> np.ndarray:
+    def cap_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, h: np.ndarray | int) -> np.ndarray:
         """Points (N x 3, mm) on the top face of a stack of ``h`` discs centred at (cx, cy) mm
-        (``h`` = 0: the board there)."""
-        z = h * self.layer_mm
-        return np.vstack([[[cx, cy, z]], _circle(cx, cy, 0.4 * self.radius_mm, z, np.radians(np.arange(0, 360, 60)))])
+        (``h`` = 0: the board there); for arrays of stacks, (stacks x N x 3)."""
+        z = np.asarray(h) * self.layer_mm
+        return np.concatenate([_circle(cx, cy, 0.0, z, np.zeros(1)),
+                               _circle(cx, cy, 0.4 * self.radius_mm, z, np.radians(np.arange(0, 360, 60)))], axis=-2)
 
-    def cap_rims_mm(self, cx: float, cy: float, h: int) -> list[np.ndarray]:
-        """Points (N x 3, mm) on the rings :data:`CAP_RIM_FRACTIONS` of the top face of a stack
-        of ``h`` discs centred at (cx, cy) mm, one array per ring."""
+    def cap_rims_mm(self, cx: np.ndarray, cy: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """Points (stacks x rings x N x 3, mm) on the rings :data:`CAP_RIM_FRACTIONS` of the top
+        faces of stacks of ``h`` discs centred at (cx, cy) mm (arrays of stacks)."""
         a = np.radians(CAP_RIM_ANGLES_DEG)
-        return [_circle(cx, cy, f * self.radius_mm, h * self.layer_mm, a) for f in CAP_RIM_FRACTIONS]
+        return np.stack([_circle(cx, cy, f * self.radius_mm, np.asarray(h) * self.layer_mm, a)
+                         for f in CAP_RIM_FRACTIONS], axis=-3)
 
     def hidden_by_nearer(self, i: int, px: np.ndarray, heights: np.ndarray) -> np.ndarray:
-        """Which pixels ``px`` (N x 2) of point ``i``'s stack the nearer stacks of ``heights`` hide
-        (their outlines drawn :data:`SILHOUETTE_MARGIN_MM` wider, as discs sit off their points)."""
-        hidden = np.zeros(len(px), bool)
+        """Which pixels ``px`` (... x 2) of point ``i``'s stack the nearer stacks of ``heights``
+        hide (their outlines drawn :data:`SILHOUETTE_MARGIN_MM` wider, as discs sit off their points)."""
+        flat = px.reshape(-1, 2)
+        hidden = np.zeros(len(flat), bool)
         for j in self.points[i].blockers:
             if heights[j] > 0:
-                hidden |= _inside_convex(self.hulls[j][int(heights[j]) - 1], px)
-        return hidden
+                hidden |= _inside_convex(self.hulls[j][int(heights[j]) - 1], flat)
+        return hidden.reshape(px.shape[:-1])
 
     def _outline_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every point's outlines (rims, near rims, sides) side by side: sample indices within
@@ -277,14 +297,21 @@ class StackModel:
                 blo, bhi = boxes[j]
                 if np.any(bhi < lo) or np.any(blo > hi):
                     continue
-                first = np.full(len(px), H + 1, np.int16)
+                first = np.full(len(ps.watched), H + 1, np.int16)
                 for h in range(H, 0, -1):
-                    first[ps.watched[_inside_convex(hulls[j][h - 1], seen_px)]] = h
+                    first[_inside_convex(hulls[j][h - 1], seen_px)] = h
                 if np.any(first <= H):
                     blockers.append(j)
                     table.append(first)
             ps.blockers = np.array(blockers, int)
-            ps.hidden_from = np.column_stack(table) if table else np.zeros((len(px), 0), np.int16)
+            ps.hidden_from = np.column_stack(table) if table else np.zeros((len(ps.watched), 0), np.int16)
+        # The same, padded to one table for all points (padding: point 0, never hiding).
+        most = max(len(ps.blockers) for ps in self.points)
+        self._blockers = np.zeros((len(self.points), most), int)
+        self._hidden_from = np.full((len(self.points), len(self.points[0].watched), most), H + 1, np.int16)
+        for i, ps in enumerate(self.points):
+            self._blockers[i, :len(ps.blockers)] = ps.blockers
+            self._hidden_from[i, :, :len(ps.blockers)] = ps.hidden_from
 
     def _block(self, i: int) -> np.ndarray:
         end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.bank_px)
@@ -299,13 +326,14 @@ class StackModel:
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         h, w = image.shape[:2]
-        x0, y0 = np.clip(np.floor(self.bank_px.min(0)).astype(int) - 4, 0, [w - 1, h - 1])
-        x1, y1 = np.clip(np.ceil(self.bank_px.max(0)).astype(int) + 5, [x0 + 1, y0 + 1], [w, h])
+        x0, y0 = np.clip(np.floor(self._bank_box[0]).astype(int) - 4, 0, [w - 1, h - 1])
+        x1, y1 = np.clip(np.ceil(self._bank_box[1]).astype(int) + 5, [x0 + 1, y0 + 1], [w, h])
         smooth = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
         grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY).astype(np.float32)
         grad = cv2.merge([cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)])
         steepest = float(np.percentile(cv2.magnitude(grad[..., 0], grad[..., 1])[::2, ::2], 99)) / 8.0
-        spread = max(float(np.percentile(grey[::2, ::2], 95) - np.percentile(grey[::2, ::2], 5)), 1.0)
+        low, high = np.percentile(grey[::2, ::2], [5, 95])
+        spread = max(float(high - low), 1.0)
         where = self._map - np.array([x0, y0], np.float32)
         colour = cv2.remap(smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         g = cv2.remap(grad, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -316,12 +344,9 @@ class StackModel:
     def visible(self, points: np.ndarray, heights: np.ndarray) -> np.ndarray:
         """Which samples of each of ``points`` (indices) are in the frame and not hidden by
         nearer stacks of ``heights`` (points x samples of a block)."""
-        block = len(self.points[0].hidden_from)
-        vis = self.in_frame[self.starts[points][:, None] + np.arange(block)]
-        for row, i in enumerate(points):
-            ps = self.points[i]
-            if len(ps.blockers):
-                vis[row] &= np.all(heights[ps.blockers][None, :] < ps.hidden_from, axis=1)
+        vis = self.in_frame[self.starts[points][:, None] + np.arange(self.block)]
+        hides = heights[self._blockers[points]][:, None, :] >= self._hidden_from[points]
+        vis[:, self.points[0].watched] &= ~hides.any(axis=2)
         return vis
 
 
@@ -372,7 +397,7 @@ class FrameSamples:
     @classmethod
     def of(cls, model: StackModel, image: np.ndarray) -> "FrameSamples":
         colour, grad, steepest, spread, crop = model.sample(image)
-        mag = np.linalg.norm(grad, axis=1)[model.in_frame]
+        mag = np.hypot(grad[:, 0], grad[:, 1])[model.in_frame]
         if len(mag) == 0:
             return cls(colour / 255.0, grad, 0.0, crop)
         # The samples' strong edges are the discs' outlines; on an empty board there are none,
@@ -388,8 +413,10 @@ def outline_strength(model: StackModel, frame: FrameSamples, points: np.ndarray)
     :data:`STRENGTH_CAP`; 0 where the gradient does not point along the normal (a board line
     crossing the outline)."""
     g = frame.grad[model.starts[points][:, None, None] + model.outline_index[None]]
-    along = np.abs((g * model.outline_normals[points][:, None]).sum(-1))
-    coherent = along >= EDGE_COHERENCE * (np.linalg.norm(g, axis=-1) + 1e-9)
+    gx, gy = g[..., 0], g[..., 1]
+    normal = model.outline_normals[points][:, None]
+    along = np.abs(gx * normal[..., 0] + gy * normal[..., 1])
+    coherent = along >= EDGE_COHERENCE * (np.hypot(gx, gy) + 1e-9)
     return np.minimum(np.where(coherent, along, 0.0), STRENGTH_CAP)
 
 
@@ -440,24 +467,26 @@ def band_colours(model: StackModel, frame: FrameSamples, points: np.ndarray, vis
     idx, valid = model.band_index, model.band_valid
     c = frame.colour[model.starts[points][:, None, None] + idx[None]]
     c[~(valid[None] & vis[:, idx])] = np.nan
-    med = _medians(c, axis=-2)
-    return med, _medians(np.abs(c - med[..., None, :]).sum(-1), axis=-1)
+    med = nan_percentile(c, 50, axis=-2)
+    return med, nan_percentile(np.abs(c - med[..., None, :]).sum(-1), 50)
 
 
-def _medians(a: np.ndarray, axis: int) -> np.ndarray:
-    """Medians along ``axis`` leaving out NaN (NaN where all are NaN), as ``np.nanmedian`` but
-    without its masked arrays, which cost more than everything else of a point's evidence.
+def nan_percentile(a: np.ndarray, q: float, axis: int = -1) -> np.ndarray:
+    """The ``q``-th percentile along ``axis`` leaving out NaN (NaN where all are NaN), as
+    ``np.nanpercentile`` (linear) but without its masked arrays, which cost more than
+    everything else of a point's evidence.
 
-    >>> _medians(np.array([[1.0, 3.0, np.nan, 2.0], [np.nan] * 4, [4.0, 1.0, np.nan, np.nan]]), axis=1).tolist()
+    >>> nan_percentile(np.array([[1.0, 3.0, np.nan, 2.0], [np.nan] * 4, [4.0, 1.0, np.nan, np.nan]]), 50).tolist()
     [2.0, nan, 2.5]
     """
     s = np.sort(a, axis=axis)  # NaN last
     n = np.sum(~np.isnan(a), axis=axis, keepdims=True)
-    size = a.shape[axis]
-    lo = np.clip((n - 1) // 2, 0, size - 1)
-    hi = np.clip(n // 2, 0, size - 1)
-    middle = np.take_along_axis(s, lo, axis=axis) + np.take_along_axis(s, hi, axis=axis)
-    return np.squeeze(np.where(n > 0, 0.5 * middle, np.nan), axis=axis)
+    at = q / 100.0 * np.maximum(n - 1, 0)
+    lo = np.floor(at).astype(int)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    low, high = np.take_along_axis(s, lo, axis=axis), np.take_along_axis(s, hi, axis=axis)
+    value = np.where(hi > lo, low + (at - lo) * (high - low), low)
+    return np.squeeze(np.where(n > 0, value, np.nan), axis=axis)
 
 
 HIDDEN_LAYER = 0.3
