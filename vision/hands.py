@@ -29,8 +29,7 @@ LINE_REACH_PX = 4
 
 def _skin(ycc: np.ndarray) -> np.ndarray:
     """Skin-coloured pixels of a YCrCb image."""
-    return (ycc[..., 1] >= SKIN_CR[0]) & (ycc[..., 1] <= SKIN_CR[1]) & \
-        (ycc[..., 2] >= SKIN_CB[0]) & (ycc[..., 2] <= SKIN_CB[1]) & (ycc[..., 0] > 30)
+    return cv2.inRange(ycc, (31, SKIN_CR[0], SKIN_CB[0]), (255, SKIN_CR[1], SKIN_CB[1])) > 0
 
 
 def line_probes(pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:

@@ -41,12 +41,13 @@ def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> t
     (points x places, mm), and the weighted RMS miss (mm), as (points x fits x 2) and
     (points x fits)."""
     w = weights
-    outer = directions[..., :, None] * directions[..., None, :]
+    P, Q = radial.shape
+    outer = (directions[..., :, None] * directions[..., None, :]).reshape(P, Q, 4)
+    across = directions.transpose(0, 2, 1)
     for _ in range(2):  # refit without the edges the first fit does not explain
-        A = np.einsum("pfq,pqij->pfij", w, outer) + PRIOR * np.eye(2)
-        b = np.einsum("pfq,pqi->pfi", w * radial[:, None], directions)
-        offsets = np.linalg.solve(A, b[..., None])[..., 0]
-        miss = np.abs(np.einsum("pfi,pqi->pfq", offsets, directions) - radial[:, None])
+        A = (w @ outer).reshape(*w.shape[:2], 2, 2) + PRIOR * np.eye(2)
+        offsets = np.linalg.solve(A, ((w * radial[:, None]) @ directions)[..., None])[..., 0]
+        miss = np.abs(offsets @ across - radial[:, None])
         w = np.where(miss <= INLIER_MM, w, 0.0)
     rms = np.sqrt((w * miss ** 2).sum(-1) / np.maximum(w.sum(-1), 1e-9))
     return offsets, rms
@@ -81,9 +82,10 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     fits = (groups[None] == h - 1) | ((groups[None] > 2 * H) & (groups[None] <= 2 * H + h))
     offsets[:, 1:], rms = _solve(directions, radial, np.where(fits[None], weights[:, None], 0.0))
     # Every outline's edge strength where each height's offset puts it (half a millimetre's slack).
-    shift = np.einsum("phi,pqi->phq", offsets[:, 1:], directions)
+    shift = offsets[:, 1:] @ directions.transpose(0, 2, 1)
     r = np.clip(np.round((shift - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
-    at = np.max([np.take_along_axis(strength, r + d, axis=1) for d in (-1, 0, 1)], axis=0)
+    widest = np.maximum(np.maximum(strength[:, :-2], strength[:, 1:-1]), strength[:, 2:])  # rows 1..R-2, +-1
+    at = np.take_along_axis(widest, r - 1, axis=1)
     count = 3 * H + 1
     member = (groups[:, None] == np.arange(count)[None]).astype(float)  # places x outlines
     seen = ok @ member
@@ -127,7 +129,5 @@ def stack_colours(model: StackModel, frame: FrameSamples, heights: np.ndarray, o
     ends = np.cumsum([p[..., 0].size for p in parts])[:-1]
     layers, cap, rims = (c.reshape(*p.shape[:-1], 3) for c, p in zip(np.split(frame.crop.colours(px) / 255.0, ends),
                                                                         parts))
-    rim_px = np.split(px, ends)[2].reshape(*parts[2].shape[:-1], 2)
-    for row, i in enumerate(todo):
-        rims[row][model.hidden_by_nearer(i, rim_px[row], heights)] = np.nan
+    rims[model.hidden_by_nearer(todo, np.split(px, ends)[2].reshape(*parts[2].shape[:-1], 2), heights)] = np.nan
     return StackColours(todo, layers, cap, rims)

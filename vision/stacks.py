@@ -155,6 +155,10 @@ class StackModel:
         self._map = self._map.reshape(rows, 1024, 2)
         self.hulls = self.silhouettes()
         """Per point and height 1..H, the image outline of a stack there (:meth:`silhouettes`)."""
+        most = max(len(hull) for hl in self.hulls for hull in hl)
+        self._hull_table = np.array([[np.vstack([hull, np.repeat(hull[-1:], most - len(hull), axis=0)]) for hull in hl]
+                                     for hl in self.hulls])
+        """The hulls padded to one length by repeating their last corner (points x H x corners x 2)."""
         self._occlusion(depth)
         self.starts = np.array(self.starts)
         """Where every point's block of samples begins in the bank (the blocks are alike:
@@ -233,14 +237,22 @@ class StackModel:
         return np.stack([_circle(cx, cy, f * self.radius_mm, np.asarray(h) * self.layer_mm, a)
                          for f in CAP_RIM_FRACTIONS], axis=-3)
 
-    def hidden_by_nearer(self, i: int, px: np.ndarray, heights: np.ndarray) -> np.ndarray:
-        """Which pixels ``px`` (... x 2) of point ``i``'s stack the nearer stacks of ``heights``
-        hide (their outlines drawn :data:`SILHOUETTE_MARGIN_MM` wider, as discs sit off their points)."""
-        flat = px.reshape(-1, 2)
-        hidden = np.zeros(len(flat), bool)
-        for j in self.points[i].blockers:
-            if heights[j] > 0:
-                hidden |= _inside_convex(self.hulls[j][int(heights[j]) - 1], flat)
+    def hidden_by_nearer(self, points: np.ndarray, px: np.ndarray, heights: np.ndarray) -> np.ndarray:
+        """Which pixels ``px`` (points x ... x 2) of each of ``points``' stacks the nearer stacks
+        of ``heights`` hide (their outlines drawn :data:`SILHOUETTE_MARGIN_MM` wider, as discs sit
+        off their points)."""
+        flat = px.reshape(len(points), -1, 2)
+        blockers = self._blockers[points]
+        row, col = np.nonzero((heights[blockers] > 0) & (np.arange(blockers.shape[1]) < self._blocker_count[points][:, None]))
+        j = blockers[row, col]
+        a = self._hull_table[j, heights[j] - 1]  # pairs x corners x 2
+        b = np.roll(a, -1, axis=1)
+        p = flat[row]  # pairs x pixels x 2
+        cross = (b[:, None, :, 0] - a[:, None, :, 0]) * (p[..., 1:2] - a[:, None, :, 1]) - \
+            (b[:, None, :, 1] - a[:, None, :, 1]) * (p[..., 0:1] - a[:, None, :, 0])
+        inside = np.all(cross >= 0, axis=-1) | np.all(cross <= 0, axis=-1)
+        hidden = np.zeros(flat.shape[:2], bool)
+        np.logical_or.at(hidden, row, inside)
         return hidden.reshape(px.shape[:-1])
 
     def _outline_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -308,6 +320,7 @@ class StackModel:
         # The same, padded to one table for all points (padding: point 0, never hiding).
         most = max(len(ps.blockers) for ps in self.points)
         self._blockers = np.zeros((len(self.points), most), int)
+        self._blocker_count = np.array([len(ps.blockers) for ps in self.points])
         self._hidden_from = np.full((len(self.points), len(self.points[0].watched), most), H + 1, np.int16)
         for i, ps in enumerate(self.points):
             self._blockers[i, :len(ps.blockers)] = ps.blockers
