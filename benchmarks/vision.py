@@ -8,8 +8,10 @@ Scenes come from the renderer (every camera placement, board look, lighting and 
 effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render``.
 For every game it prints the share of points whose top colour, height and full stack
 were read right (a ``?`` layer counts as wrong), the share of images read without a
-single error, and the median time to prepare a pose (once per board placement) and to
-read a frame with the pose known, on one core.  ``--find N`` also times the board
+single error, the share of points read wrong yet sure (confidence at least
+:data:`rules.infer.LOW_CONFIDENCE`, so the move inference takes them as read), and the
+median time to prepare a pose (once per board placement) and to read a frame with the
+pose known, on one core.  ``--find N`` also times the board
 finder plus reading, and the full-stack accuracy with the found pose (turned to the truth's
 White's side).
 
@@ -36,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 cv2.setNumThreads(1)
 
 import rules  # noqa: E402
+from rules.infer import LOW_CONFIDENCE  # noqa: E402
 from vision.reader import StackReader  # noqa: E402
 from vision.synth.scene import pose_from_truth, render_samples  # noqa: E402
 
@@ -80,6 +83,7 @@ def main() -> None:
             st["top"].append(got is not None and (got[-1:] == want[-1:]))
             st["height"].append(got is not None and len(got) == len(want))
             st["stack"].append(got == want)
+            st["sure_wrong"].append(got is not None and got != want and reading.observation.conf(p) >= LOW_CONFIDENCE)
             wrong += got != want
         st["image"].append(wrong == 0)
         if len(st["found"]) < args.find:
@@ -103,6 +107,7 @@ def main() -> None:
             "images": len(st["image"]), "top_colour": float(np.mean(st["top"])),
             "height": float(np.mean(st["height"])), "full_stack": float(np.mean(st["stack"])),
             "images_without_error": float(np.mean(st["image"])),
+            "sure_and_wrong": float(np.mean(st["sure_wrong"])),
             "prepare_ms": 1000 * statistics.median(st["prepare"]), "read_ms": 1000 * statistics.median(st["read"]),
         }
         if st["found"]:
@@ -111,12 +116,13 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
         return
-    print(f"{'game':16} {'images':>6} {'top':>7} {'height':>7} {'stack':>7} {'clean':>7} {'prep ms':>8} {'read ms':>8}"
+    print(f"{'game':16} {'images':>6} {'top':>7} {'height':>7} {'stack':>7} {'clean':>7} {'sure&bad':>8}"
+          f" {'prep ms':>8} {'read ms':>8}"
           f" {'found':>7} {'find s':>7}")
     for game, r in report.items():
         extra = f" {r['found_full_stack']:7.4f} {r['find_and_read_s']:7.2f}" if "found_full_stack" in r else ""
         print(f"{game:16} {r['images']:6d} {r['top_colour']:7.4f} {r['height']:7.4f} {r['full_stack']:7.4f} "
-              f"{r['images_without_error']:7.4f} {r['prepare_ms']:8.0f} {r['read_ms']:8.0f}{extra}")
+              f"{r['images_without_error']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} {r['read_ms']:8.0f}{extra}")
 
 
 if __name__ == "__main__":

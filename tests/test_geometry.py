@@ -80,3 +80,12 @@ def test_outline_encloses_every_point():
         outline = board_outline_mm(kind)
         r = min(math.hypot(x, y) for x, y in outline)
         assert all(math.hypot(x, y) < r for x, y in g.positions_mm().values())
+
+
+def test_shades_follow_the_draughts_board() -> None:
+    """Draughts is played on the dark cells only, and a1 is dark; the middle 8 x 8 keeps the colouring."""
+    assert set(square_cells(10, dark_only=True).shades()) == {1}
+    ten, eight = square_cells(10), square_cells(8)
+    assert sum(ten.shades()) == 50 and sum(eight.shades()) == 32
+    assert ten.shades()[ten.index("b2")] == eight.shades()[eight.index("a1")] == 1
+    assert set(hex_geometry().shades()) == {0} and set(square_intersections(9).shades()) == {0}
