@@ -66,6 +66,14 @@ def test_tall_stacks_and_dim_light_are_mostly_read_and_never_confidently_wrong(n
     assert all(conf < SURE for _, _, conf in errors.values()), errors
 
 
+def test_glossy_black_tops_seen_from_above_are_black():
+    """Seen from straight above with the lamp beside the camera, glossy black tops mirror it and
+    look grey, some as light as a white disc's; their rounded rims stay dark."""
+    blacks = [p for p, s in sample("glossy-above")[1]["points"].items() if s == "b"]
+    assert len(blacks) >= 5
+    assert wrong("glossy-above") == {}
+
+
 def test_attangle_five_stacks_mostly_read():
     errors = wrong("attangle-five")
     assert len(errors) <= 0.25 * 37, errors

@@ -9,7 +9,7 @@ For every point of every picture: the rows of :func:`vision.heights.height_featu
 layer's side looks, the picture's index and the game.  Nearer stacks' true heights decide
 what is hidden, as the reader's front-to-back pass does.
 
-Stills come from folders written by ``tacticblue scenes render`` (at most LIMIT a folder).
+Stills come from folders written by ``tacticblue scenes render`` (the first ``--limit`` of each).
 ``--pose-error`` reads them with the pose slightly off (:func:`perturbed`), as the board
 finder and tracker give it on films (0.2-0.7 px, at most 2 px, on the 1280x720 films of
 tests/test_live.py).
@@ -49,7 +49,6 @@ from vision.synth.scene import pose_from_truth, random_scene  # noqa: E402
 from vision.synth.video import game_plies  # noqa: E402
 from vision.tracking import nearest_orientation  # noqa: E402
 
-LIMIT = 40
 ROWS = 7
 ROTATION_ERROR = 0.0015
 """Standard deviation of the pose's rotation error (radians, per axis)."""
@@ -66,9 +65,12 @@ def perturbed(pose: BoardPose, rng: np.random.Generator) -> BoardPose:
                    tvec=pose.tvec + rng.normal(0, SHIFT_ERROR_MM, 3))
 
 
-def stills(dirs: list[str], pose_error: bool) -> Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]:
+def stills(dirs: list[str], pose_error: bool, limit: int | None = None
+           ) -> Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]:
+    """The scenes of rendered folders (the first ``limit`` of each), with their poses a little
+    off if ``pose_error``."""
     rng = np.random.default_rng(5)
-    for path in sorted(p for d in dirs for p in sorted(Path(d).glob("*.json"))[:LIMIT]):
+    for path in sorted(p for d in dirs for p in sorted(Path(d).glob("*.json"))[:limit]):
         truth = json.loads(path.read_text())
         pose = pose_from_truth(truth)
         yield truth["game"], perturbed(pose, rng) if pose_error else pose, cv2.imread(str(path.with_suffix(".jpg"))), \
@@ -154,12 +156,13 @@ def main() -> None:
     parser.add_argument("out", help="the .npz file to write")
     parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render)")
     parser.add_argument("--pose-error", action="store_true", help="read the stills with the pose a little off")
+    parser.add_argument("--limit", type=int, help="read at most this many stills of each folder")
     parser.add_argument("--films", type=int, default=0, help="instead, render this many films per stacking game")
     parser.add_argument("--seed", type=int, default=1000, help="with --films: the first film's seed")
     args = parser.parse_args()
     if bool(args.films) == bool(args.dirs):
         parser.error("give folders of stills, or --films N")
-    dump(args.out, films(args.films, args.seed) if args.films else stills(args.dirs, args.pose_error))
+    dump(args.out, films(args.films, args.seed) if args.films else stills(args.dirs, args.pose_error, args.limit))
 
 
 if __name__ == "__main__":

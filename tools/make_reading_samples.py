@@ -5,8 +5,8 @@
 Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's ground truth:
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
-boards seen low (stacks hiding each other), dim and uneven light, and a hand over the
-board.  The same command always writes the same files.
+boards seen low (stacks hiding each other), dim and uneven light, glossy black tops seen
+from above under a lamp (they look grey), and a hand over the board.  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -54,6 +54,13 @@ def make(name: str, seed: int) -> Sample:
         game = "accasta"
         scene = random_scene(game, rng, size=SIZE)
         scene = replace(scene, lighting=replace(scene.lighting, ambient=0.12, lamp_mm=(-700.0, 300.0, 600.0)))
+    elif name == "glossy-above":
+        game = "attraktion"
+        scene = random_scene(game, rng, size=SIZE, top_down=True)
+        # A lamp beside the camera: glossy black tops mirror it and look grey, their rims stay dark.
+        x, y, z = scene.pose.camera_position_mm()
+        scene = replace(scene, piece_look="plastic",
+                        lighting=replace(scene.lighting, lamp_mm=(x + 150.0, y, z + 150.0), lamp_size_mm=120.0))
     elif name == "hand":
         from rules import new_game
 
@@ -74,7 +81,8 @@ def make(name: str, seed: int) -> Sample:
     return Sample(name, jpeg(develop(linear, photo, rng), photo.jpeg_quality), scene_truth(scene))
 
 
-SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16}
+SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
+           "glossy-above": 17}
 
 
 def main() -> None:
