@@ -62,6 +62,10 @@ def undistort_normalized(u: np.ndarray, v: np.ndarray, camera: CameraModel,
     return x, y
 
 
+class LensFoldsOver(ValueError):
+    """A camera's distortion model folds over inside its frame: some pixels have no single ray."""
+
+
 @lru_cache(maxsize=8)
 def _normalized_grid(K: bytes, dist: bytes, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     camera = CameraModel(np.frombuffer(K).reshape(3, 3), np.frombuffer(dist), size)
@@ -74,7 +78,7 @@ def _normalized_grid(K: bytes, dist: bytes, size: tuple[int, int]) -> tuple[np.n
                               camera.K, camera.dist)
     err = np.abs(px.reshape(-1, 2) - np.stack([U.ravel(), V.ravel()], 1)).max()
     if not err < 1e-3:
-        raise ValueError(f"lens distortion cannot be inverted over the image (error {err:.3g} px): "
+        raise LensFoldsOver(f"lens distortion cannot be inverted over the image (error {err:.3g} px): "
                          "the model folds over inside the frame")
     mu, mv = np.meshgrid(np.arange(w, dtype=np.float32) / _GRID_STEP, np.arange(h, dtype=np.float32) / _GRID_STEP)
     xs = cv2.remap(x.astype(np.float32), mu, mv, cv2.INTER_CUBIC)

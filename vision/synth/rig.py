@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.camera import BoardPose, CameraModel, look_at_pose
 from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, board_outline_mm
-from vision.synth.raycast import undistort_normalized
+from vision.synth.raycast import LensFoldsOver, normalized_rays, undistort_normalized
 
 RESOLUTIONS: tuple[tuple[int, int], ...] = ((1280, 720), (1600, 900), (1920, 1080))
 
@@ -47,13 +47,20 @@ def random_camera(rng: np.random.Generator, size: tuple[int, int] | None = None,
     cx = (w - 1) / 2.0 + rng.uniform(-0.015, 0.015) * w
     cy = (h - 1) / 2.0 + rng.uniform(-0.015, 0.015) * h
     K = np.array([[f, 0, cx], [0, f * rng.uniform(0.995, 1.005), cy], [0, 0, 1]])
-    # Wide lenses barrel more; keep it monotonic over the whole frame (checked by the ray caster).
+    # Wide lenses barrel more.  A model that folds over inside the frame cannot be ray cast:
+    # draw the distortion again.
     wide = (hfov - 50.0) / 30.0
-    k1 = rng.uniform(-0.05 - 0.12 * wide, 0.03)
-    k2 = rng.uniform(-0.01, 0.04)
-    p1, p2 = rng.uniform(-0.0015, 0.0015, 2)
-    k3 = rng.uniform(-0.005, 0.005)
-    return CameraModel(K, np.array([k1, k2, p1, p2, k3]), (w, h))
+    while True:
+        k1 = rng.uniform(-0.05 - 0.12 * wide, 0.03)
+        k2 = rng.uniform(-0.01, 0.04)
+        p1, p2 = rng.uniform(-0.0015, 0.0015, 2)
+        k3 = rng.uniform(-0.005, 0.005)
+        camera = CameraModel(K, np.array([k1, k2, p1, p2, k3]), (w, h))
+        try:
+            normalized_rays(camera)
+        except LensFoldsOver:
+            continue
+        return camera
 
 
 def _fits(pose: BoardPose, points_mm: np.ndarray, margin: float) -> bool:
