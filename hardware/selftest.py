@@ -126,13 +126,17 @@ def check_buttons(tools: SimTools, link: Path, rounds: int = 2) -> str:
 def check_frames(tools: SimTools, link: Path, count: int, seed: int = 7) -> str:
     """``count`` different frames, each waited for: none lost, none corrupted, no retries."""
     rng = random.Random(seed)
-    frames = []
+    marker = LedFrame.blank(tools.leds).set(0, 1)
+    frames = [marker]
     for _ in range(count):
         frame = random_frame(tools.leds, rng)
-        while frames and frame == frames[-1]:
+        while frame == frames[-1]:
             frame = random_frame(tools.leds, rng)
         frames.append(frame)
+    frames = frames[1:]
     with session(tools, link, timing=Timing(min_interval=0.0)) as (sim, panel):
+        # Once a marker is seen, whatever the chain showed on connecting is behind us.
+        show_and_see(sim, panel, marker)
         first = len(sim.shown)
         start = time.monotonic()
         for i, frame in enumerate(frames):
