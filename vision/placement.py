@@ -62,13 +62,17 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     H, P = model.max_height, len(points)
     offsets = np.zeros((P, H + 1, 2))
     rows = np.zeros((P, H + 1, len(FEATURES)))
-    o, groups = model.outline_index, model.outline_groups
+    o, groups, member = model.outline_index, model.outline_groups, model.outline_member
     directions = model.directions[points]
     R = len(RADIAL_MM)
     step = float(RADIAL_MM[1] - RADIAL_MM[0])
     ok = vis[:, o[R // 2]]
     best = np.argmax(strength, axis=1)
-    along = lambda k: np.take_along_axis(strength, k[:, None], axis=1)[:, 0]  # noqa: E731
+
+    def along(k: np.ndarray) -> np.ndarray:
+        """The strength at row ``k`` (points x places) of every place."""
+        return np.take_along_axis(strength, k[:, None], axis=1)[:, 0]
+
     peak = along(best)
     k = np.clip(best, 1, R - 2)
     a, b, c = along(k - 1), along(k), along(k + 1)
@@ -86,8 +90,6 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     r = np.clip(np.round((shift - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
     widest = np.maximum(np.maximum(strength[:, :-2], strength[:, 1:-1]), strength[:, 2:])  # rows 1..R-2, +-1
     at = np.take_along_axis(widest, r - 1, axis=1)
-    count = 3 * H + 1
-    member = (groups[:, None] == np.arange(count)[None]).astype(float)  # places x outlines
     seen = ok @ member
     mean = ((at * ok[:, None]) @ member) / np.maximum(seen, 1)[:, None]
     for j in range(H):

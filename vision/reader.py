@@ -122,7 +122,10 @@ class StackReader:
                     for at in (offsets, np.zeros_like(offsets))]
         reference = reference_brightness(frame)
         tops, sides, rims = readings[0]
-        fit = lambda levels: ColourModel.fit(levels[np.isfinite(levels)], reference)  # noqa: E731
+
+        def fit(levels: np.ndarray) -> ColourModel:
+            return ColourModel.fit(levels[np.isfinite(levels)], reference)
+
         top_colours, side_colours = fit(tops), fit(sides)
         rim_colours = [fit(rims[:, j]) for j in range(rims.shape[1])]
 

@@ -76,16 +76,12 @@ class _PointSamples:
     """Per layer k: pixels on the side facing the camera."""
     cap: list[np.ndarray]
     """Per height h = 0..H: pixels on the top face (h = 0: the board at the point)."""
-    blockers: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
-    """Nearer points whose stacks can hide some of this point's pixels."""
-    hidden_from: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int16))
-    """(watched samples, blockers): the lowest height of each blocker that hides each of
-    :attr:`watched` (H + 1: never)."""
     side_px: float = 0.0
     """How tall one layer's side looks in pixels (0 seen from straight above)."""
     watched: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     """The samples whose visibility is read (bands, tops, and each outline's middle and the
-    ends of its near range, :data:`NEAR_MM`): only they get :attr:`hidden_from` entries."""
+    ends of its near range, :data:`NEAR_MM`): only they can be hidden by nearer stacks
+    (:meth:`StackModel.visible`)."""
     directions: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     """Per outline place (rims, near rims, sides, in order), the board-plane unit vector
     pointing outwards from the point: a stack offset by d moves the place's edge by its dot product with d."""
@@ -175,6 +171,14 @@ class StackModel:
         self.directions = np.stack([ps.directions for ps in self.points])
         """Per point (points x places x 2): :attr:`_PointSamples.directions`."""
         self.outline_index, self.outline_groups, self.outline_normals = self._outline_table()
+        count = int(self.outline_groups[-1]) + 1
+        self.outline_member = (self.outline_groups[:, None] == np.arange(count)[None]).astype(float)
+        """(places x outlines): 1 where a place belongs to an outline."""
+        places = self.outline_member.sum(0).astype(int)
+        self.outline_places = np.full((count, places.max()), len(self.outline_groups))
+        """(outlines x most places): every outline's places, padded with one past the last place."""
+        for k in range(count):
+            self.outline_places[k, :places[k]] = np.flatnonzero(self.outline_groups == k)
         self.band_index, self.band_valid = self._band_table()
 
     def _samples(self, cx: float, cy: float, towards: float) -> tuple[np.ndarray, _PointSamples]:
@@ -294,10 +298,14 @@ class StackModel:
                  for h in range(1, H + 1)] for j in range(n)]
 
     def _occlusion(self, depth: np.ndarray) -> None:
-        """For every point, which nearer stacks can hide which of its pixels, from what height."""
+        """For every point, which nearer stacks can hide which of its watched pixels, from what
+        height: ``_blockers`` (points x most blockers, their point indices), ``_blocker_count``
+        and ``_hidden_from`` (points x watched samples x most blockers: the lowest height of
+        the blocker that hides the sample, H + 1 for never and for the padding)."""
         H = self.max_height
         hulls = self.hulls
         boxes = [(hl[-1].min(0), hl[-1].max(0)) for hl in hulls]
+        found: list[tuple[list[int], list[np.ndarray]]] = []
         for i, ps in enumerate(self.points):
             px = self._block(i)
             seen_px = px[ps.watched]
@@ -315,16 +323,15 @@ class StackModel:
                 if np.any(first <= H):
                     blockers.append(j)
                     table.append(first)
-            ps.blockers = np.array(blockers, int)
-            ps.hidden_from = np.column_stack(table) if table else np.zeros((len(ps.watched), 0), np.int16)
-        # The same, padded to one table for all points (padding: point 0, never hiding).
-        most = max(len(ps.blockers) for ps in self.points)
+            found.append((blockers, table))
+        most = max(len(b) for b, _ in found)
         self._blockers = np.zeros((len(self.points), most), int)
-        self._blocker_count = np.array([len(ps.blockers) for ps in self.points])
+        self._blocker_count = np.array([len(b) for b, _ in found])
         self._hidden_from = np.full((len(self.points), len(self.points[0].watched), most), H + 1, np.int16)
-        for i, ps in enumerate(self.points):
-            self._blockers[i, :len(ps.blockers)] = ps.blockers
-            self._hidden_from[i, :, :len(ps.blockers)] = ps.hidden_from
+        for i, (blockers, table) in enumerate(found):
+            self._blockers[i, :len(blockers)] = blockers
+            if table:
+                self._hidden_from[i, :, :len(blockers)] = np.column_stack(table)
 
     def _block(self, i: int) -> np.ndarray:
         end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.bank_px)
@@ -444,9 +451,7 @@ def outline_evidence(model: StackModel, frame: FrameSamples, points: np.ndarray,
     the median colour difference between just inside and just outside it.  Strength: the mean
     over visible places of the steepest edge across the outline: unlike the edge share it
     tells a rim from a smeared edge a pixel or two away."""
-    o, groups = model.outline_index, model.outline_groups
-    count = int(groups[-1]) + 1
-    member = (groups[:, None] == np.arange(count)[None]).astype(float)  # places x outlines
+    o, member = model.outline_index, model.outline_member
     ok = np.all(vis[:, o[WATCHED_ROWS]], axis=1)
     near = strength[:, NEAR_ROWS]
     edge = np.any(near >= EDGE_SHARE, axis=1)
@@ -454,18 +459,13 @@ def outline_evidence(model: StackModel, frame: FrameSamples, points: np.ndarray,
     s = model.starts[points][:, None]
     contrast = np.linalg.norm(frame.colour[s + o[0]] - frame.colour[s + o[-1]], axis=-1)
     seen = ok @ member
-    out = np.zeros((len(points), count, 4))
+    out = np.zeros((len(points), member.shape[1], 4))
     out[..., 0] = ((edge & ok) @ member) / np.maximum(seen, 1)
     out[..., 3] = ((near.max(axis=1) * ok) @ member) / np.maximum(seen, 1)
     out[..., 2] = seen / member.sum(0)
-    # The lower median of every outline's visible contrasts: a padded (outlines x places)
-    # table, hidden places sorted last.
-    places = np.bincount(groups, minlength=count)
-    table = np.full((count, places.max()), len(groups))
-    for k in range(count):
-        table[k, :places[k]] = np.flatnonzero(groups == k)
+    # The lower median of every outline's visible contrasts, hidden places sorted last.
     padded = np.concatenate([np.where(ok, contrast, np.inf), np.full((len(points), 1), np.inf)], axis=1)
-    ordered = np.sort(padded[:, table], axis=-1)
+    ordered = np.sort(padded[:, model.outline_places], axis=-1)
     n = seen.astype(int)
     middle = np.take_along_axis(ordered, np.maximum(n - 1, 0)[..., None] // 2, axis=-1)[..., 0]
     out[..., 1] = np.where(n > 0, middle, 0.0)
