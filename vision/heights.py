@@ -46,8 +46,8 @@ def height_features(model: StackModel, frame: FrameSamples, points: np.ndarray, 
         top, above = rim[h - 1], rim[h] if h < H else nothing
         side_above = side[:, h] if h < H else nothing
         shown = side[:, :h, 2] > 0  # the layers below whose sides are in view
-        below_edge = np.where(shown.any(1), np.where(shown, side[:, :h, 0], np.inf).min(1, initial=np.inf), 0.0)
-        below_contrast = np.where(shown.any(1), np.where(shown, side[:, :h, 1], np.inf).min(1, initial=np.inf), 0.0)
+        lowest = np.where(shown[..., None], side[:, :h, :2], np.inf).min(1, initial=np.inf)
+        weakest = np.where(shown.any(1)[:, None], lowest, 0.0)  # edge and contrast of the weakest of those sides
         spread = np.where(seen[:, :h], spr[:, :h], 0.0).max(1, initial=0.0)
         if h:
             both = seen[:, H + h] & seen[:, h - 1]
@@ -55,7 +55,7 @@ def height_features(model: StackModel, frame: FrameSamples, points: np.ndarray, 
         else:
             match = zero
         rows[:, h, :len(_BASE_FEATURES)] = np.column_stack([
-            np.full(P, float(h == 0)), top[:, 0], top[:, 1], above[:, 0], above[:, 1], below_edge, below_contrast,
+            np.full(P, float(h == 0)), top[:, 0], top[:, 1], above[:, 0], above[:, 1], weakest[:, 0], weakest[:, 1],
             side_above[:, 0], side_above[:, 1], top[:, 2], spread, match, np.full(P, h / H),
             near[:, 0, 0] if h else zero, near[:, 0, 1] if h else zero, near[:, h, 0] if h else zero,
             near[:, h, 1] if h else zero, near[:, 1:h + 1, 0].min(1) if h else zero,
@@ -126,8 +126,8 @@ def height_model() -> HeightModel:
 
 def read_heights(model: StackModel, frame: FrameSamples, hidden: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every point's height, its probability, visibility mask (points x samples of a block) and offset (mm, points x 2: where
-    the stack stands, :mod:`vision.placement`).
+    """Every point's height, its probability, visibility mask (points x samples of a block) and
+    offset (mm, points x 2: where the stack stands, :mod:`vision.placement`).
 
     A stack's height decides what it hides of the stacks behind it, so a point is read with
     its samples' visibility given the heights of the nearer points.  All points are read at
@@ -141,11 +141,11 @@ def read_heights(model: StackModel, frame: FrameSamples, hidden: np.ndarray | No
     offsets = np.zeros((n, 2))
     every = np.arange(n)
 
+    free = None if hidden is None else ~hidden[model.starts[:, None] + np.arange(model.block)]
+
     def visibility() -> np.ndarray:
         vis = model.visible(every, heights)
-        if hidden is not None:
-            vis &= ~hidden[model.starts[:, None] + np.arange(model.block)]
-        return vis
+        return vis if free is None else vis & free
 
     used = visibility()
     todo = every

@@ -115,7 +115,7 @@ class StackReader:
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             hidden = hand[px[:, 1], px[:, 0]]
         heights, prob, masks, offsets = read_heights(model, frame, hidden)
-        unlike = _unlike_empty(model, frame, heights, prob, masks)
+        empty_trust = _empty_trust(model, frame, heights, prob, masks)
         # Colours are read where each stack seems to stand and where its point is: where
         # the two disagree, the offset found decides the colour, and the disc is unsure.
         readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at))
@@ -160,9 +160,7 @@ class StackReader:
             if heights[i] == 0:
                 # The board at the point seen is what says "empty"; where nearer stacks hide it,
                 # only the missing outlines do, and they may have been hidden too.
-                conf *= float(masks[i][ps.cap[0]].mean())
-                lo, hi = UNLIKE_EMPTY
-                conf *= float(np.clip(1 - (1 - UNLIKE_EMPTY_TRUST) * (unlike[i] - lo) / (hi - lo), UNLIKE_EMPTY_TRUST, 1))
+                conf *= float(masks[i][ps.cap[0]].mean()) * empty_trust[i]
             for k in range(int(heights[i])):
                 if (k == heights[i] - 1 and np.isfinite(tops[i])) or np.isfinite(sides[i, k]):
                     c, cc = colour(i, k)
@@ -178,23 +176,24 @@ class StackReader:
         return Reading(self.game, Observation(points, confidence), True)
 
 
-def _unlike_empty(model: StackModel, frame: FrameSamples, heights: np.ndarray, prob: np.ndarray, masks: np.ndarray
-                  ) -> np.ndarray:
-    """Per point, how far the board at the point looks from the sure empty points of its shade
-    (the largest channel difference of their median colours, 0..1; 0 where there are fewer
-    than three to compare with)."""
+def _empty_trust(model: StackModel, frame: FrameSamples, heights: np.ndarray, prob: np.ndarray, masks: np.ndarray
+                 ) -> np.ndarray:
+    """Per point, how far an empty reading there can be trusted (:data:`UNLIKE_EMPTY_TRUST`..1)
+    for how unlike the sure empty points of its shade the board at the point looks (the
+    largest channel difference of their median colours, 0..1; trusted fully where there are
+    fewer than three to compare with)."""
     cap = model.cap_index[0]
     seen = masks[:, cap]
     colour = np.where(seen[..., None], frame.colour[model.starts[:, None] + cap[None]], np.nan)
     look = nan_percentile(colour, 50, axis=1)
-    shades = np.array(model.geometry.shades())
-    out = np.zeros(len(model.names))
-    for shade in np.unique(shades):
-        ones = shades == shade
+    unlike = np.zeros(len(model.names))
+    for shade in np.unique(model.shades):
+        ones = model.shades == shade
         sure = ones & (heights == 0) & (prob >= SURE_EMPTY) & np.isfinite(look).all(axis=1)
         if sure.sum() >= 3:
-            out[ones] = np.nan_to_num(np.abs(look[ones] - np.median(look[sure], axis=0)).max(axis=1))
-    return out
+            unlike[ones] = np.nan_to_num(np.abs(look[ones] - np.median(look[sure], axis=0)).max(axis=1))
+    lo, hi = UNLIKE_EMPTY
+    return np.clip(1 - (1 - UNLIKE_EMPTY_TRUST) * (unlike - lo) / (hi - lo), UNLIKE_EMPTY_TRUST, 1.0)
 
 
 def _layer_levels(model: StackModel, heights: np.ndarray, masks: np.ndarray, colours: StackColours | None

@@ -168,6 +168,8 @@ class StackModel:
         self.front_index = np.stack(self.points[0].front)
         """H x samples: :attr:`_PointSamples.front` within a point's block."""
         self.side_px = np.array([ps.side_px for ps in self.points])
+        self.shades = np.array(geometry.shades())
+        """Per point, :meth:`rules.geometry.Geometry.shades`: empty points of one shade look alike."""
         self.directions = np.stack([ps.directions for ps in self.points])
         """Per point (points x places x 2): :attr:`_PointSamples.directions`."""
         self.outline_index, self.outline_groups, self.outline_normals = self._outline_table()
@@ -247,7 +249,8 @@ class StackModel:
         off their points)."""
         flat = px.reshape(len(points), -1, 2)
         blockers = self._blockers[points]
-        row, col = np.nonzero((heights[blockers] > 0) & (np.arange(blockers.shape[1]) < self._blocker_count[points][:, None]))
+        real = np.arange(blockers.shape[1]) < self._blocker_count[points][:, None]
+        row, col = np.nonzero((heights[blockers] > 0) & real)
         j = blockers[row, col]
         a = self._hull_table[j, heights[j] - 1]  # pairs x corners x 2
         b = np.roll(a, -1, axis=1)
