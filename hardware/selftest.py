@@ -141,7 +141,7 @@ def check_frames(tools: SimTools, link: Path, count: int, seed: int = 7) -> str:
         start = time.monotonic()
         for i, frame in enumerate(frames):
             panel.show(frame)
-            expect(panel.wait_shown(2.0), f"frame {i} was not acknowledged")
+            expect(panel.wait_shown(5.0), f"frame {i} was not acknowledged within 5 s")
         seconds = time.monotonic() - start
         expected = [tuple(f.rgb()) for f in frames]
         deadline = time.monotonic() + 2
