@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import re
 import struct
 
@@ -11,9 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hardware.emulator
-import hardware.layout
-import hardware.protocol
-import hardware.view
 from hardware import protocol
 from hardware.protocol import (
     MAX_PAYLOAD, Decoder, DeviceInfo, Frame, LedFrame, cobs_decode, cobs_encode, crc16, decode, encode,
@@ -22,12 +18,6 @@ from tests.conftest import ROOT
 
 frames = st.builds(Frame, seq=st.integers(0, 255), type=st.integers(0, 255),
                    payload=st.binary(max_size=MAX_PAYLOAD), version=st.integers(0, 255))
-
-
-@pytest.mark.parametrize("module", [hardware.protocol, hardware.layout, hardware.view, hardware.emulator])
-def test_doctests(module) -> None:
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0
 
 
 @given(st.binary(max_size=600))

@@ -145,16 +145,6 @@ def test_cli_render_rejects_bad_input(cli, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("module", ["vision.synth.games", "vision.synth.looks", "vision.synth.scene",
-                                    "vision.synth.video"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0 and result.attempted > 0
-
-
 def test_committed_samples_are_consistent():
     """samples/scenes: every image has its ground truth, and the truth projects through its own camera."""
     from tests.conftest import ROOT
