@@ -6,7 +6,8 @@ Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's grou
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
 boards seen low (stacks hiding each other), dim and uneven light, glossy black tops seen
-from above under a lamp (they look grey), and a hand over the board.  The same command always writes the same files.
+from above under a lamp beside the camera or low at one side (they look grey), and a hand
+over the board.  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ def make(name: str, seed: int) -> Sample:
         x, y, z = scene.pose.camera_position_mm()
         scene = replace(scene, piece_look="plastic",
                         lighting=replace(scene.lighting, lamp_mm=(x + 150.0, y, z + 150.0), lamp_size_mm=120.0))
+    elif name == "lamp-aside":
+        game = "alva"
+        scene = random_scene(game, rng, size=SIZE, top_down=True)
+        # A lamp low at one side: the glossy black discs near it mirror it and look grey.
+        x, y, z = scene.pose.camera_position_mm()
+        scene = replace(scene, piece_look="plastic",
+                        lighting=replace(scene.lighting, lamp_mm=(x + 500.0, y + 100.0, z - 150.0), lamp_size_mm=150.0))
     elif name == "hand":
         from rules import new_game
 
@@ -82,7 +90,7 @@ def make(name: str, seed: int) -> Sample:
 
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
-           "glossy-above": 17}
+           "glossy-above": 17, "lamp-aside": 22}
 
 
 def main() -> None:
