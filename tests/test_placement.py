@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import rules
-from vision.heights import read_heights
+from vision.heights import height_model, read_heights
 from vision.stacks import FrameSamples, StackModel
 from vision.synth.render import stack_discs
 from vision.synth.scene import random_scene, render_image, sample_rng
@@ -24,7 +24,7 @@ def offset_errors(game: str, seed: int, count: int) -> tuple[list[float], list[f
         scene = random_scene(game, rng, size=(1280, 720), top_down=False)
         image = render_image(scene, random_photo_look(rng), rng)
         model = StackModel(scene.pose, rules.GAMES[game].geometry, rules.GAMES[game].max_height)
-        heights, _, _, offsets = read_heights(model, FrameSamples.of(model, image))
+        heights, _, _, offsets = read_heights(model, FrameSamples.of(model, image), height_model(game))
         discs = iter(stack_discs(scene))
         centres = rules.GAMES[game].geometry.positions_mm(scene.spec)
         for name, stack in scene.points.items():

@@ -11,9 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
+import rules
 from calibration.board_file import BoardCalibration
 from calibration.camera import BoardPose, CameraModel
 from rules.infer import Observation
+from vision.heights import height_model
 from vision.reader import Reading, StackReader
 from vision.synth.scene import pose_from_truth
 
@@ -91,6 +93,12 @@ def test_a_tall_stack_is_read_as_tall():
     obs = read("accasta-tall").observation
     tall = [p for p, s in sample("accasta-tall")[1]["points"].items() if len(s) >= 5]
     assert sum(len(obs.points.get(p, "")) >= 5 for p in tall) >= len(tall) - 1
+
+
+def test_accasta_has_a_height_model_of_its_own_and_the_other_games_share_one():
+    nets = {game: height_model(game).W1.tobytes() for game in rules.GAMES}
+    assert len({net for game, net in nets.items() if game != "accasta"}) == 1
+    assert nets["accasta"] != nets["dame100"]
 
 
 def test_a_hand_over_the_board_makes_the_frame_unreadable():

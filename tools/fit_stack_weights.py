@@ -8,7 +8,9 @@
     python3 tools/fit_stack_weights.py train.npz train-off.npz --check films.npz   # fit, write, measure
 
 A SOURCE is a ``tools/height_data.py`` dump or a folder of rendered scenes
-(``tacticblue scenes render``: NAME.jpg + NAME.json).  Every point of every image gives one
+(``tacticblue scenes render``: NAME.jpg + NAME.json).  One model is fitted on the points of
+all the games, and one of its own for every ``--own`` game on its points alone
+(:mod:`vision.heights` says why Accasta has one).  Every point of every image gives one
 choice among the heights its game allows; the model scores every height's row of
 :data:`vision.heights.FEATURES` with one hidden tanh layer plus a linear term on standardised
 features, and a softmax over the allowed heights gives the probabilities.  It is fitted by
@@ -101,14 +103,20 @@ def fit(data: dict[str, np.ndarray], hidden: int = HIDDEN, l2: float = L2, steps
             **{k: np.round(a, 6).tolist() for k, a in P.items()}}
 
 
-def measure(params: dict, data: dict[str, np.ndarray]) -> str:
+def measure(fitted: dict, data: dict[str, np.ndarray]) -> str:
+    """Height accuracy, log-loss, confidently wrong and unsure right points of ``data`` read
+    with each game's model of ``fitted`` (``{"shared": params, "games": {game: params}}``, the
+    parameters of :func:`fit`)."""
     from vision.reader import height_reliability
     from vision.heights import HeightModel
 
-    model = HeightModel(params)
     X, y = data["X"], data["y"]
     mask = np.arange(X.shape[1])[None] < data["nh"][:, None]
-    p = _softmax(model.scores(X), mask)
+    p = np.zeros(mask.shape)
+    for game in np.unique(data["game"]):
+        at = data["game"] == game
+        params = fitted["games"].get(str(game), fitted["shared"])
+        p[at] = _softmax(HeightModel(params).scores(X[at]), mask[at])
     pred = p.argmax(1)
     wrong = pred != y
     rel = np.array([height_reliability(x) for x in data["side"]])
@@ -125,16 +133,19 @@ def main() -> None:
     parser.add_argument("sources", nargs="+", help="tools/height_data.py dumps or folders of rendered scenes")
     parser.add_argument("--check", nargs="*", default=[], help="held-out dumps or folders to measure on")
     parser.add_argument("--out", default=str(HEIGHT_MODEL_FILE))
+    parser.add_argument("--own", nargs="*", default=["accasta"], metavar="GAME",
+                        help="games that get a model of their own, fitted on their points only (default: accasta)")
     parser.add_argument("--fitted-on", default="", help="a note stored in the model: what it was fitted on")
     args = parser.parse_args()
     train = load(args.sources)
-    params = fit(train)
-    params["fitted_on"] = args.fitted_on
-    Path(args.out).write_text(json.dumps(params) + "\n")
+    fitted = {"fitted_on": args.fitted_on, "shared": fit(train), "games": {}}
+    for game in args.own:
+        fitted["games"][game] = fit({k: v[train["game"] == game] for k, v in train.items()})
+    Path(args.out).write_text(json.dumps(fitted) + "\n")
     print(f"wrote {args.out}")
-    print("fitted:", measure(params, train))
+    print("fitted:", measure(fitted, train))
     if args.check:
-        print("held out:", measure(params, load(args.check)))
+        print("held out:", measure(fitted, load(args.check)))
 
 
 if __name__ == "__main__":

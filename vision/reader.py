@@ -24,7 +24,7 @@ from rules.geometry import Geometry
 from rules.infer import Observation
 from vision.colours import ColourModel, brightness, confidence, reference_brightness
 from vision.hands import hand_mask
-from vision.heights import read_heights
+from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile
 
@@ -95,6 +95,7 @@ class StackReader:
         self.game = game
         self.pose = pose
         self.model = StackModel(pose, cls.geometry, cls.max_height)
+        self.heights = height_model(game)
 
     def read(self, image: np.ndarray) -> Reading:
         """Read a BGR frame taken with the reader's pose (same size as its camera)."""
@@ -114,7 +115,7 @@ class StackReader:
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             hidden = hand[px[:, 1], px[:, 0]]
-        heights, prob, masks, offsets = read_heights(model, frame, hidden)
+        heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden)
         empty_trust = _empty_trust(model, frame, heights, prob, masks)
         # Colours are read where each stack seems to stand and where its point is: where
         # the two disagree, the offset found decides the colour, and the disc is unsure.
