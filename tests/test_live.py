@@ -342,9 +342,12 @@ def test_ctrl_c_keeps_the_journal_and_writes_the_record(tmp_path):
     import time
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Ctrl-C as in a terminal: a test run started in the background (``pytest &`` in a script)
+    # ignores SIGINT, its children inherit that, and Python then never raises KeyboardInterrupt.
     proc = subprocess.Popen([sys.executable, "-m", "tacticblue", "demo", "--json", "--journal", tmp_path / "j",
                              "--record", tmp_path / "r"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = []
     for line in proc.stdout:  # interrupt after the third turn
         seen.append(json.loads(line))
