@@ -72,26 +72,12 @@ def reference_brightness(frame) -> float:
 
 
 INITIAL_SPLITS = 3
-"""Besides the flat two-means split, the two-line fit starts from this many splits at the
+"""Besides the flat two-means splits, the two-line fit starts from this many splits at the
 widest gaps between the levels."""
 
 
 def _design(positions: np.ndarray) -> np.ndarray:
     return np.column_stack([np.ones(len(positions)), positions])
-
-
-def _flat_split(y: np.ndarray) -> float:
-    """The two-means split of levels ``y`` taken as flat over the board."""
-    t = 0.5 * (y.min() + y.max())
-    for _ in range(30):
-        light = y >= t
-        if light.all() or not light.any():
-            break
-        new = 0.5 * (y[~light].mean() + y[light].mean())
-        if (y >= new).tolist() == light.tolist():
-            return new
-        t = new
-    return t
 
 
 def _line(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -141,14 +127,20 @@ class ColourModel:
         y = np.asarray(levels, float)
         if len(y) < 2:
             return cls.single(reference)
-        X = _design(np.zeros((len(y), 2)) if positions is None else np.asarray(positions, float))
+        flat = _design(np.zeros((len(y), 2)))
+        X = flat if positions is None else _design(np.asarray(positions, float))
+
+        def two_means(v: np.ndarray) -> np.ndarray:
+            """Which of levels ``v`` are light by their flat two-means split."""
+            found = _two_lines(v, flat, v >= 0.5 * (v.min() + v.max()))
+            return v >= v.max() if found is None else found[1]
+
         # Two-line k-means finds a local best only: start it from the two-means split of the
         # levels, of the levels less their common slope over the board, and from splits at
         # the widest gaps between levels, and keep the closest fit.
         s = np.sort(y)
         gaps = 0.5 * (s[1:] + s[:-1])[np.argsort(np.diff(s))[::-1][:INITIAL_SPLITS]]
-        level = y - X @ _line(X, y)
-        starts = [y >= _flat_split(y), level >= _flat_split(level)] + [y >= cut for cut in gaps]
+        starts = [two_means(y), two_means(y - X @ _line(X, y))] + [y >= cut for cut in gaps]
         best = None
         for start in starts:
             found = _two_lines(y, X, start)

@@ -96,6 +96,10 @@ class StackReader:
         self.pose = pose
         self.model = StackModel(pose, cls.geometry, cls.max_height)
         self.heights = height_model(game)
+        self.where = self.model.centres_mm / np.abs(self.model.centres_mm).max()
+        """Per point, where it is on the board (board units, -1..1): disc colours' levels slope over it."""
+        self.reliability = np.array([height_reliability(ps.side_px) for ps in self.model.points])
+        """Per point, :func:`height_reliability` of its stacks' layers."""
 
     def read(self, image: np.ndarray) -> Reading:
         """Read a BGR frame taken with the reader's pose (same size as its camera)."""
@@ -122,7 +126,7 @@ class StackReader:
         readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at))
                     for at in (offsets, np.zeros_like(offsets))]
         reference = reference_brightness(frame)
-        where = model.centres_mm / np.abs(model.centres_mm).max()  # board units, -1..1
+        where, reliability = self.where, self.reliability
         tops, sides = readings[0]
         seen = np.isfinite(tops)
         # Sides are read with flat levels: a side's light depends on which way it faces the
@@ -130,7 +134,6 @@ class StackReader:
         # read 46 lower layers wrong, flat ones 39).
         top_colours = ColourModel.fit(tops[seen], where[seen], reference)
         side_colours = ColourModel.fit(sides[np.isfinite(sides)], reference=reference)
-        reliability = np.array([height_reliability(ps.side_px) for ps in model.points])
         # Per reading, every layer's score: its side's, plus its top face's for the top layer.
         top_layer = np.arange(model.max_height)[None] == (heights - 1)[:, None]
         scores = [np.nan_to_num(reliability[:, None] * side_colours.scores(sd))
