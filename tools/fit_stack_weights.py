@@ -105,18 +105,16 @@ def fit(data: dict[str, np.ndarray], hidden: int = HIDDEN, l2: float = L2, steps
 
 def measure(fitted: dict, data: dict[str, np.ndarray]) -> str:
     """Height accuracy, log-loss, confidently wrong and unsure right points of ``data`` read
-    with each game's model of ``fitted`` (``{"shared": params, "games": {game: params}}``, the
-    parameters of :func:`fit`)."""
+    with each game's model of ``fitted`` (:func:`vision.heights.game_model`)."""
     from vision.reader import height_reliability
-    from vision.heights import HeightModel
+    from vision.heights import game_model
 
     X, y = data["X"], data["y"]
     mask = np.arange(X.shape[1])[None] < data["nh"][:, None]
     p = np.zeros(mask.shape)
     for game in np.unique(data["game"]):
         at = data["game"] == game
-        params = fitted["games"].get(str(game), fitted["shared"])
-        p[at] = _softmax(HeightModel(params).scores(X[at]), mask[at])
+        p[at] = _softmax(game_model(fitted, str(game)).scores(X[at]), mask[at])
     pred = p.argmax(1)
     wrong = pred != y
     rel = np.array([height_reliability(x) for x in data["side"]])

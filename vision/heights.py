@@ -127,11 +127,15 @@ def _fitted(path: Path = HEIGHT_MODEL_FILE) -> dict:
     return json.loads(path.read_text())
 
 
-def height_model(game: str) -> HeightModel:
-    """The height model the reader uses for ``game``: its own, or the shared one (read from
-    ``HEIGHT_MODEL_FILE``)."""
-    fitted = _fitted()
+def game_model(fitted: dict, game: str) -> HeightModel:
+    """``game``'s model among fitted height models (``{"shared": params, "games": {game:
+    params}}``, as in ``HEIGHT_MODEL_FILE``): its own, or the shared one."""
     return HeightModel(fitted["games"].get(game, fitted["shared"]))
+
+
+def height_model(game: str) -> HeightModel:
+    """The height model the reader uses for ``game`` (:func:`game_model` of ``HEIGHT_MODEL_FILE``)."""
+    return game_model(_fitted(), game)
 
 
 def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidden: np.ndarray | None = None
