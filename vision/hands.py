@@ -87,6 +87,8 @@ def hand_mask(image: np.ndarray, pose: BoardPose, min_area_px: float | None = No
     for (u, v), ok in zip(centres[on_skin].astype(int), seen):
         cv2.circle(kept if ok else gone, (int(u), int(v)), reach // 2 if ok else reach, 1, -1)
     hand = skin & gone & (1 - kept)
+    if np.count_nonzero(hand) < min_area_px:  # too little for even one hand: nothing to label
+        return out
     count, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
     hands = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area_px]
     if hands:  # a margin: the hand's soft edge and shadow are not discs either
