@@ -339,7 +339,6 @@ def test_ctrl_c_keeps_the_journal_and_writes_the_record(tmp_path):
     import signal
     import subprocess
     import sys
-    import time
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # Ctrl-C as in a terminal: a test run started in the background (``pytest &`` in a script)
