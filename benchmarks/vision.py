@@ -8,11 +8,13 @@ Scenes come from the renderer (every camera placement, board look, lighting and 
 effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render``.
 For every game it prints the share of points whose top colour, height and full stack
 were read right (a ``?`` layer counts as wrong), the share of images read without a
-single error, the share of points read wrong yet sure (confidence at least
-:data:`rules.infer.LOW_CONFIDENCE`, so the move inference takes them as read), and the
-median time to prepare a pose (once per board placement) and to read a frame with the
-pose known, on one core.  ``--find N`` also times the board
-finder plus reading, and the full-stack accuracy with the found pose (turned to the truth's
+single error, the same two counting as right a ``?`` on a lower layer that the truth's
+stacks in front hide or whose side is too flat to see (``stack?``, ``clean?``;
+:func:`vision.reader.shown_layers`: the issue asks for ``?`` there), the share of points
+read wrong yet sure (confidence at least :data:`rules.infer.LOW_CONFIDENCE`, so the move
+inference takes them as read), and the median time to prepare a pose (once per board
+placement) and to read a frame with the pose known, on one core.  ``--find N`` also times
+the board finder plus reading, and the full-stack accuracy with the found pose (turned to the truth's
 White's side).
 
 Targets (issue 5): full stack right on 99.9% of points, 98% of images without an error,
@@ -39,7 +41,7 @@ cv2.setNumThreads(1)
 
 import rules  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
-from vision.reader import StackReader  # noqa: E402
+from vision.reader import StackReader, shown_layers  # noqa: E402
 from vision.synth.scene import pose_from_truth, render_samples  # noqa: E402
 
 
@@ -52,6 +54,16 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
     for game in args.games:
         for s in render_samples(game, args.count, args.seed, size=(1280, 720)):
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
+
+
+def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int]]:
+    """Per point of ``stacks`` (the truth), its lower layers that cannot be seen: hidden by
+    the stacks in front or too flat, where a ``?`` is the right reading."""
+    model = reader.model
+    heights = np.array([len(stacks.get(n, "")) for n in model.names])
+    every = np.arange(len(model.names))
+    shown = shown_layers(model, every, heights, model.visible(every, heights))
+    return {n: {k for k in range(heights[i] - 1) if not shown[i, k]} for i, n in enumerate(model.names)}
 
 
 def main() -> None:
@@ -77,15 +89,21 @@ def main() -> None:
         st["prepare"].append(t1 - t0)
         st["read"].append(t2 - t1)
         points = reading.observation.points
-        wrong = 0
+        unseen = unseen_layers(reader, truth["points"])
+        wrong = dishonest = 0
         for p, want in truth["points"].items():
             got = points.get(p)
             st["top"].append(got is not None and (got[-1:] == want[-1:]))
             st["height"].append(got is not None and len(got) == len(want))
             st["stack"].append(got == want)
+            honest = got is not None and len(got) == len(want) and all(
+                g == w or (g == "?" and k in unseen[p]) for k, (g, w) in enumerate(zip(got, want)))
+            st["honest"].append(honest)
+            dishonest += not honest
             st["sure_wrong"].append(got is not None and got != want and reading.observation.conf(p) >= LOW_CONFIDENCE)
             wrong += got != want
         st["image"].append(wrong == 0)
+        st["honest_image"].append(dishonest == 0)
         if len(st["found"]) < args.find:
             from vision.board_finder import BoardNotFound, board_model, find_board
             from vision.tracking import nearest_orientation
@@ -106,7 +124,9 @@ def main() -> None:
         report[game] = {
             "images": len(st["image"]), "top_colour": float(np.mean(st["top"])),
             "height": float(np.mean(st["height"])), "full_stack": float(np.mean(st["stack"])),
+            "full_stack_or_unseen": float(np.mean(st["honest"])),
             "images_without_error": float(np.mean(st["image"])),
+            "images_without_error_or_unseen": float(np.mean(st["honest_image"])),
             "sure_and_wrong": float(np.mean(st["sure_wrong"])),
             "prepare_ms": 1000 * statistics.median(st["prepare"]), "read_ms": 1000 * statistics.median(st["read"]),
         }
@@ -116,13 +136,13 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
         return
-    print(f"{'game':16} {'images':>6} {'top':>7} {'height':>7} {'stack':>7} {'clean':>7} {'sure&bad':>8}"
+    print(f"{'game':16} {'images':>6} {'top':>7} {'height':>7} {'stack':>7} {'stack?':>7} {'clean':>7} {'clean?':>7} {'sure&bad':>8}"
           f" {'prep ms':>8} {'read ms':>8}"
           f" {'found':>7} {'find s':>7}")
     for game, r in report.items():
         extra = f" {r['found_full_stack']:7.4f} {r['find_and_read_s']:7.2f}" if "found_full_stack" in r else ""
         print(f"{game:16} {r['images']:6d} {r['top_colour']:7.4f} {r['height']:7.4f} {r['full_stack']:7.4f} "
-              f"{r['images_without_error']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} {r['read_ms']:8.0f}{extra}")
+              f"{r['full_stack_or_unseen']:7.4f} {r['images_without_error']:7.4f} {r['images_without_error_or_unseen']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} {r['read_ms']:8.0f}{extra}")
 
 
 if __name__ == "__main__":

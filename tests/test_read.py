@@ -16,7 +16,7 @@ from calibration.board_file import BoardCalibration
 from calibration.camera import BoardPose, CameraModel
 from rules.infer import Observation
 from vision.heights import height_model
-from vision.reader import Reading, StackReader
+from vision.reader import Reading, StackReader, shown_layers
 from vision.synth.scene import pose_from_truth
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "reading"
@@ -218,3 +218,18 @@ def test_an_empty_board_is_not_taken_for_a_blurred_one():
     reading = StackReader("attraktion", scene.pose).read(render_image(scene, random_photo_look(rng), rng))
     assert reading.readable, reading.reason
     assert sum(bool(s) for s in reading.observation.points.values()) <= 1
+
+
+def test_only_layers_the_stacks_in_front_hide_are_read_unknown():
+    """Attangle 5-stacks seen low: a ``?`` is read only on a layer the true stacks in front
+    hide (:func:`vision.reader.shown_layers` of the true heights), never on one in view."""
+    truth = sample("attangle-five")[1]["points"]
+    model = StackReader("attangle", pose_from_truth(sample("attangle-five")[1])).model
+    heights = np.array([len(truth.get(n, "")) for n in model.names])
+    every = np.arange(len(model.names))
+    shown = shown_layers(model, every, heights, model.visible(every, heights))
+    unknown = [(p, k) for p, s in read("attangle-five").observation.points.items() for k, c in enumerate(s) if c == "?"]
+    assert unknown
+    assert not any(shown[model.names.index(p), k] for p, k in unknown), unknown
+    assert (~shown[heights >= 3, :2]).sum() >= 3  # lower layers of tall stacks behind others
+    assert shown[(heights > 0)[:, None] & (np.arange(model.max_height) < heights[:, None])].mean() > 0.8

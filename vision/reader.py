@@ -216,11 +216,21 @@ def _layer_levels(model: StackModel, heights: np.ndarray, masks: np.ndarray, col
     rims = np.where(enough, nan_percentile(ring, 50), np.inf).min(axis=1)
     tops[at] = np.where(np.isfinite(middle), np.fmin(middle, rims), np.nan)
     side_seen = seen[:, model.front_index]
-    shown = (np.arange(H)[None] < hgt[:, None]) & (side_seen.sum(-1) >= max(HIDDEN_LAYER * side_seen.shape[-1], 1)) \
-        & (model.side_px[at] >= FLAT_SIDE_PX)[:, None]
     side = nan_percentile(np.where(side_seen, brightness(colours.layers), np.nan), 30)
-    sides[at] = np.where(shown, side, np.nan)
+    sides[at] = np.where(shown_layers(model, at, hgt, seen), side, np.nan)
     return tops, sides
+
+
+def shown_layers(model: StackModel, points: np.ndarray, heights: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Which layers of stacks of ``heights`` on ``points`` show their side's colour (points x
+    H): those on the stack whose front band is at least :data:`HIDDEN_LAYER` visible
+    (``masks``: the points' samples' visibility, :meth:`StackModel.visible`) and whose side is
+    not too flat to see (:data:`FLAT_SIDE_PX`).  The others are read ``?`` (or by the top face,
+    for the top layer)."""
+    side_seen = masks[:, model.front_index]
+    return ((np.arange(model.max_height)[None] < heights[:, None])
+            & (side_seen.sum(-1) >= max(HIDDEN_LAYER * side_seen.shape[-1], 1))
+            & (model.side_px[points] >= FLAT_SIDE_PX)[:, None])
 
 
 def draw_reading(image: np.ndarray, pose: BoardPose, geometry: Geometry, reading: Reading) -> np.ndarray:
