@@ -232,4 +232,4 @@ def test_only_layers_the_stacks_in_front_hide_are_read_unknown():
     assert unknown
     assert not any(shown[model.names.index(p), k] for p, k in unknown), unknown
     assert (~shown[heights >= 3, :2]).sum() >= 3  # lower layers of tall stacks behind others
-    assert shown[(heights > 0)[:, None] & (np.arange(model.max_height) < heights[:, None])].mean() > 0.8
+    assert shown[(heights > 0)[:, None] & (np.arange(model.max_height) < heights[:, None])].mean() >= 0.75
