@@ -136,14 +136,14 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
         return
-    print(f"{'game':16} {'images':>6} {'top':>7} {'height':>7} {'stack':>7} {'stack?':>7} {'clean':>7} {'clean?':>7} {'sure&bad':>8}"
-          f" {'prep ms':>8} {'read ms':>8}"
-          f" {'found':>7} {'find s':>7}")
+    print(f"{'game':16} {'images':>6} {'top':>7} {'height':>7} {'stack':>7} {'stack?':>7} {'clean':>7} {'clean?':>7}"
+          f" {'sure&bad':>8} {'prep ms':>8} {'read ms':>8} {'found':>7} {'find s':>7}")
     for game, r in report.items():
         extra = f" {r['found_full_stack']:7.4f} {r['find_and_read_s']:7.2f}" if "found_full_stack" in r else ""
         print(f"{game:16} {r['images']:6d} {r['top_colour']:7.4f} {r['height']:7.4f} {r['full_stack']:7.4f} "
-              f"{r['full_stack_or_unseen']:7.4f} {r['images_without_error']:7.4f} {r['images_without_error_or_unseen']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} {r['read_ms']:8.0f}{extra}")
-
+              f"{r['full_stack_or_unseen']:7.4f} {r['images_without_error']:7.4f} "
+              f"{r['images_without_error_or_unseen']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} "
+              f"{r['read_ms']:8.0f}{extra}")
 
 if __name__ == "__main__":
     main()

@@ -198,7 +198,8 @@ def _empty_trust(model: StackModel, frame: FrameSamples, heights: np.ndarray, pr
         if sure.sum() >= 3:
             usual = np.median(look[sure], axis=0)
             unlike[ones] = np.nan_to_num(np.abs(look[ones] - usual).max(axis=1))
-            ratio[ones] = np.nan_to_num(np.abs(np.log((brightness(look[ones]) + DARKEST) / (brightness(usual) + DARKEST))))
+            times = (brightness(look[ones]) + DARKEST) / (brightness(usual) + DARKEST)
+            ratio[ones] = np.nan_to_num(np.abs(np.log(times)))
     return np.minimum(_trust(unlike, UNLIKE_EMPTY), _trust(ratio, UNLIKE_EMPTY_RATIO))
 
 
