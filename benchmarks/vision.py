@@ -145,5 +145,6 @@ def main() -> None:
               f"{r['images_without_error_or_unseen']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} "
               f"{r['read_ms']:8.0f}{extra}")
 
+
 if __name__ == "__main__":
     main()
