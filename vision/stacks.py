@@ -138,8 +138,9 @@ class StackModel:
             n += len(pts)
             blocks.append(pts)
             self.points.append(samples)
-        bank_mm = np.vstack(blocks)
-        self.bank_px = pose.project(bank_mm).astype(np.float32)
+        self.bank_mm = np.vstack(blocks)
+        """Every point's samples (samples x 3, mm on the board), block after block (:attr:`starts`)."""
+        self.bank_px = pose.project(self.bank_mm).astype(np.float32)
         self._bank_box = (self.bank_px.min(0), self.bank_px.max(0))
         w, h = pose.camera.image_size
         self.in_frame = (self.bank_px[:, 0] >= 0) & (self.bank_px[:, 0] <= w - 1) & \
@@ -305,7 +306,7 @@ class StackModel:
     def _occlusion(self, depth: np.ndarray) -> None:
         """For every point, which nearer stacks can hide which of its watched pixels, from what
         height: ``_blockers`` (points x most blockers, their point indices), ``_blocker_count``
-        and ``_hidden_from`` (points x watched samples x most blockers: the lowest height of
+        and ``_hidden_from`` (points x most blockers x watched samples: the lowest height of
         the blocker that hides the sample, H + 1 for never and for the padding)."""
         H = self.max_height
         hulls = self.hulls
@@ -329,14 +330,14 @@ class StackModel:
                     blockers.append(j)
                     table.append(first)
             found.append((blockers, table))
-        most = max(len(b) for b, _ in found)
+        most = max(1, max(len(b) for b, _ in found))  # one padding column when nothing hides anything
         self._blockers = np.zeros((len(self.points), most), int)
         self._blocker_count = np.array([len(b) for b, _ in found])
-        self._hidden_from = np.full((len(self.points), len(self.points[0].watched), most), H + 1, np.int16)
+        self._hidden_from = np.full((len(self.points), most, len(self.points[0].watched)), H + 1, np.int16)
         for i, (blockers, table) in enumerate(found):
             self._blockers[i, :len(blockers)] = blockers
             if table:
-                self._hidden_from[i, :, :len(blockers)] = np.column_stack(table)
+                self._hidden_from[i, :len(blockers)] = np.stack(table)
 
     def _block(self, i: int) -> np.ndarray:
         end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.bank_px)
@@ -376,9 +377,13 @@ class StackModel:
     def visible(self, points: np.ndarray, heights: np.ndarray) -> np.ndarray:
         """Which samples of each of ``points`` (indices) are in the frame and not hidden by
         nearer stacks of ``heights`` (points x samples of a block)."""
-        vis = self.in_frame[self.starts[points][:, None] + np.arange(self.block)]
-        hides = heights[self._blockers[points]][:, None, :] >= self._hidden_from[points]
-        vis[:, self.points[0].watched] &= ~hides.any(axis=2)
+        vis = self.in_frame.reshape(len(self.names), self.block)[points]
+        blocker_heights = heights[self._blockers[points]]
+        hidden_from = self._hidden_from[points]
+        hides = blocker_heights[:, :1] >= hidden_from[:, 0]
+        for k in range(1, hidden_from.shape[1]):  # a few blockers: a loop, as numpy's any() along a short axis is slow
+            hides |= blocker_heights[:, k:k + 1] >= hidden_from[:, k]
+        vis[:, self.points[0].watched] &= ~hides
         return vis
 
 
