@@ -141,8 +141,11 @@ class ColourModel:
         s = np.sort(y)
         gaps = 0.5 * (s[1:] + s[:-1])[np.argsort(np.diff(s))[::-1][:INITIAL_SPLITS]]
         starts = [two_means(y), two_means(y - X @ _line(X, y))] + [y >= cut for cut in gaps]
-        best = None
+        best, tried = None, set()
         for start in starts:
+            if start.tobytes() in tried:  # the starts often coincide: one fit each
+                continue
+            tried.add(start.tobytes())
             found = _two_lines(y, X, start)
             if found is not None and (best is None or found[0] < best[0]):
                 best = found
