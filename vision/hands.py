@@ -52,46 +52,62 @@ def lines_seen(grey: np.ndarray, centres: np.ndarray, normals: np.ndarray) -> np
     return (values.max(axis=1) - values.min(axis=1)) >= LINE_CONTRAST
 
 
-def hand_mask(image: np.ndarray, pose: BoardPose, min_area_px: float | None = None) -> np.ndarray:
-    """Pixels (bool, image size) of a hand or arm over the board; all False when there is none.
+class HandFinder:
+    """Finds a hand or arm over the board in frames taken with one pose: what depends only on
+    the pose (the board's part of the frame, where its printed lines are) is worked out once.
 
     ``min_area_px``: smallest skin region that counts (default: four discs' top faces: a
     hand is far larger than any spot of odd colour on the board)."""
-    h, w = image.shape[:2]
-    outline = pose.project(np.array(board_outline_mm(pose.kind, pose.spec)))
-    x0, y0 = np.clip(np.floor(outline.min(0)).astype(int), 0, [w - 1, h - 1])
-    x1, y1 = np.clip(np.ceil(outline.max(0)).astype(int) + 1, [x0 + 1, y0 + 1], [w, h])
-    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(region, [np.round(outline - [x0, y0]).astype(np.int32)], 255)
-    crop = image[y0:y1, x0:x1]
-    skin = (_skin(cv2.cvtColor(crop, cv2.COLOR_BGR2YCrCb)) & (region > 0)).astype(np.uint8)
-    skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    out = np.zeros((h, w), bool)
-    if not skin.any():
+
+    def __init__(self, pose: BoardPose, min_area_px: float | None = None) -> None:
+        w, h = pose.camera.image_size
+        outline = pose.project(np.array(board_outline_mm(pose.kind, pose.spec)))
+        x0, y0 = np.clip(np.floor(outline.min(0)).astype(int), 0, [w - 1, h - 1])
+        x1, y1 = np.clip(np.ceil(outline.max(0)).astype(int) + 1, [x0 + 1, y0 + 1], [w, h])
+        self.box = int(x0), int(y0), int(x1), int(y1)
+        """The board's part of the frame (x0, y0, x1, y1), where hands are looked for."""
+        self.region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        """Within the box, 255 on the board."""
+        cv2.fillPoly(self.region, [np.round(outline - [x0, y0]).astype(np.int32)], 255)
+        if min_area_px is None:
+            c = pose.project(np.array([[0.0, 0.0, 0.0], [pose.spec.piece_diameter_mm / 2, 0.0, 0.0]]))
+            min_area_px = 4 * np.pi * float(np.hypot(*(c[1] - c[0]))) ** 2
+        self.min_area_px = min_area_px
+        centres, normals = line_probes(pose)
+        centres = centres - [x0, y0]
+        inside = (centres[:, 0] >= 0) & (centres[:, 0] < x1 - x0) & (centres[:, 1] >= 0) & (centres[:, 1] < y1 - y0)
+        self.centres, self.normals = centres[inside], normals[inside]
+        """The line probes (:func:`line_probes`) inside the box, in its pixels."""
+
+    def mask(self, image: np.ndarray) -> np.ndarray:
+        """Pixels (bool, image size) of a hand or arm over the board in a BGR frame; all False
+        when there is none."""
+        h, w = image.shape[:2]
+        x0, y0, x1, y1 = self.box
+        crop = image[y0:y1, x0:x1]
+        skin = (_skin(cv2.cvtColor(crop, cv2.COLOR_BGR2YCrCb)) & (self.region > 0)).astype(np.uint8)
+        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        out = np.zeros((h, w), bool)
+        if not skin.any():
+            return out
+        centres, normals = self.centres, self.normals
+        on_skin = skin[centres[:, 1].astype(int), centres[:, 0].astype(int)] > 0
+        if not on_skin.any():
+            return out
+        seen = lines_seen(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), centres[on_skin],
+                          normals[on_skin])
+        # Skin near printed lines that are gone, away from lines that are still there.
+        reach = max(3, int(round(np.sqrt(self.min_area_px / (4 * np.pi)))))
+        gone = np.zeros_like(skin)
+        kept = np.zeros_like(skin)
+        for (u, v), ok in zip(centres[on_skin].astype(int), seen):
+            cv2.circle(kept if ok else gone, (int(u), int(v)), reach // 2 if ok else reach, 1, -1)
+        hand = skin & gone & (1 - kept)
+        if np.count_nonzero(hand) < self.min_area_px:  # too little for even one hand: nothing to label
+            return out
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
+        hands = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= self.min_area_px]
+        if hands:  # a margin: the hand's soft edge and shadow are not discs either
+            mask = cv2.dilate(np.isin(labels, hands).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+            out[y0:y1, x0:x1] = mask
         return out
-    if min_area_px is None:
-        c = pose.project(np.array([[0.0, 0.0, 0.0], [pose.spec.piece_diameter_mm / 2, 0.0, 0.0]]))
-        min_area_px = 4 * np.pi * float(np.hypot(*(c[1] - c[0]))) ** 2
-    centres, normals = line_probes(pose)
-    centres = centres - [x0, y0]
-    inside = (centres[:, 0] >= 0) & (centres[:, 0] < x1 - x0) & (centres[:, 1] >= 0) & (centres[:, 1] < y1 - y0)
-    centres, normals = centres[inside], normals[inside]
-    on_skin = skin[centres[:, 1].astype(int), centres[:, 0].astype(int)] > 0
-    if not on_skin.any():
-        return out
-    seen = lines_seen(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), centres[on_skin], normals[on_skin])
-    # Skin near printed lines that are gone, away from lines that are still there.
-    reach = max(3, int(round(np.sqrt(min_area_px / (4 * np.pi)))))
-    gone = np.zeros_like(skin)
-    kept = np.zeros_like(skin)
-    for (u, v), ok in zip(centres[on_skin].astype(int), seen):
-        cv2.circle(kept if ok else gone, (int(u), int(v)), reach // 2 if ok else reach, 1, -1)
-    hand = skin & gone & (1 - kept)
-    if np.count_nonzero(hand) < min_area_px:  # too little for even one hand: nothing to label
-        return out
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
-    hands = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area_px]
-    if hands:  # a margin: the hand's soft edge and shadow are not discs either
-        mask = cv2.dilate(np.isin(labels, hands).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
-        out[y0:y1, x0:x1] = mask
-    return out

@@ -23,7 +23,7 @@ from calibration.camera import BoardPose
 from rules.geometry import Geometry
 from rules.infer import Observation
 from vision.colours import ColourModel, brightness, confidence, reference_brightness
-from vision.hands import hand_mask
+from vision.hands import HandFinder
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile
@@ -103,6 +103,7 @@ class StackReader:
         self.pose = pose
         self.model = StackModel(pose, cls.geometry, cls.max_height)
         self.heights = height_model(game)
+        self.hands = HandFinder(pose)
         self.where = self.model.centres_mm / np.abs(self.model.centres_mm).max()
         """Per point, where it is on the board (board units, -1..1): disc colours' levels slope over it."""
         self.reliability = np.array([height_reliability(ps.side_px) for ps in self.model.points])
@@ -121,7 +122,7 @@ class StackReader:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
-        hand = hand_mask(image, model.pose)
+        hand = self.hands.mask(image)
         hidden = None
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
