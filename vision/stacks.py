@@ -33,6 +33,7 @@ import numpy as np
 
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
+from vision.colours import channel_sum
 
 RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
 """Where on the far rim to look, degrees from the direction straight away from the camera."""
@@ -478,7 +479,7 @@ def outline_evidence(model: StackModel, frame: FrameSamples, points: np.ndarray,
     o = o[NEAR_ROWS]
     s = model.starts[points][:, None]
     step = frame.colour[s + o[0]] - frame.colour[s + o[-1]]
-    contrast = np.sqrt(step[..., 0] ** 2 + step[..., 1] ** 2 + step[..., 2] ** 2)  # norm(axis=-1), 10x faster
+    contrast = np.sqrt(channel_sum(step * step))
     seen = ok @ member
     out = np.zeros((len(points), member.shape[1], 4))
     out[..., 0] = ((edge & ok) @ member) / np.maximum(seen, 1)
@@ -502,8 +503,7 @@ def band_colours(model: StackModel, frame: FrameSamples, points: np.ndarray, vis
     c = frame.colour[model.starts[points][:, None, None] + idx[None]]
     c[~(valid[None] & vis[:, idx])] = np.nan
     med = nan_percentile(c, 50, axis=-2)
-    off = np.abs(c - med[..., None, :])
-    return med, nan_percentile(off[..., 0] + off[..., 1] + off[..., 2], 50)  # sum(-1) over 3 is 10x slower
+    return med, nan_percentile(channel_sum(np.abs(c - med[..., None, :])), 50)
 
 
 def nan_percentile(a: np.ndarray, q: float, axis: int = -1) -> np.ndarray:
