@@ -5,7 +5,7 @@ board.  Version 1 holds::
 
     {"format": "tacticblue-board-calibration", "version": 1,
      "game": "accasta" | null, "kind": "hex" | "square",
-     "image_size": [w, h], "white_side": "near" | "far" | "left" | "right",
+     "image_size": [w, h], "white_side": "near" | "far" | "left" | "right" | "near-left" | ...,
      "method": "auto" | "manual", "camera_known": true | false,
      "pose": {"camera": {"K", "dist", "image_size"}, "rvec", "tvec", "kind", "spec"}}
 
@@ -29,7 +29,12 @@ from rules.geometry import BoardKind
 
 FORMAT = "tacticblue-board-calibration"
 VERSION = 1
-WHITE_SIDES = ("near", "far", "left", "right")
+WHITE_SIDE_BEARINGS = {"near": 0.0, "far": 180.0, "left": -90.0, "right": 90.0,
+                       "near-left": -60.0, "near-right": 60.0, "far-left": -120.0, "far-right": 120.0}
+"""Where White may sit, as the camera sees it: degrees round the board from the camera's side,
+positive towards the camera's right.  The board's edge nearest that bearing is White's (the
+diagonal ones name a hex board's slanted edges, or a square board's edges seen from a corner)."""
+WHITE_SIDES = tuple(WHITE_SIDE_BEARINGS)
 
 
 class CalibrationFileError(ValueError):

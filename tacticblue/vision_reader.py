@@ -38,6 +38,7 @@ class VisionReader:
 
     def _start(self, image: Any) -> str:
         """Find the pose in the first frame; ``"steady"`` or ``"lost"``."""
+        from calibration.board_file import WHITE_SIDES
         from vision.board_finder import BoardNotFound, locate_board
         from vision.tracking import BoardTracker
 
@@ -56,7 +57,7 @@ class VisionReader:
             pose = found.pose
             if found.orientation != "pieces":
                 self._note = (f"White's side is taken to be the {self.white_side} one: the pieces do not show it "
-                              "(if White sits elsewhere, start again with --white-side near|far|left|right)")
+                              "(if White sits elsewhere, start again with --white-side " + "|".join(WHITE_SIDES) + ")")
         self._tracker = BoardTracker(pose)
         self._tracker.update(image)
         self._use(pose)

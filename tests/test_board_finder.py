@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+import rules
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
 from vision.board_finder import (BoardNotFound, GridFit, _evaluate, _lens_from_lines, _probe_lines, accept, board_model,
-                                 find_board, locate_board, undistort)
+                                 find_board, locate_board, orient, undistort)
 from vision.synth.games import game_info
 from vision.synth.photo import random_photo_look
 from vision.synth.rig import RigRange, random_pose
@@ -238,3 +240,25 @@ def test_the_start_position_shows_whites_side_even_with_the_camera_behind_black(
     from calibration.board_file import load_calibration
 
     assert point_errors(load_calibration(tmp_path / "b.json").pose, shot).max() < 4.0
+
+
+@pytest.mark.parametrize("name, side", [("accasta-tall", "near-right"), ("attangle-five", "near-left"),
+                                        ("dim-uneven", "near"), ("crowded-low", "near"), ("glossy-above", "far"),
+                                        ("lamp-aside", "right"), ("dame-kings", "left")])
+def test_whites_side_as_the_camera_sees_it_names_the_points(name, side):
+    """The committed samples' cameras stand at every kind of side: behind White, behind Black,
+    at White's left or right, and at a hex board's slanted sides; without the pieces to go
+    by, saying where White sits names every point right, and the other sides do not."""
+    samples = Path(__file__).resolve().parents[1] / "samples" / "reading"
+    truth = json.loads((samples / f"{name}.json").read_text())
+    image = cv2.imread(str(samples / f"{name}.jpg"))
+    geometry = rules.GAMES[truth["game"]].geometry
+
+    found = find_board(image, geometry.kind)
+
+    def error(white_side: str) -> float:
+        got = orient(found, board_model(geometry.kind), white_side)[0].point_pixels(geometry)
+        return float(np.median([np.hypot(got[n][0] - u, got[n][1] - v) for n, (u, v) in truth["pixels"].items()]))
+
+    assert error(side) < 1.0
+    assert min(error(other) for other in ("near", "far", "left", "right") if other != side) > 50

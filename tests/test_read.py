@@ -172,6 +172,16 @@ def test_cli_prints_every_point_as_json(cli, calibration, tmp_path):
     assert cv2.imread(str(overlay)).shape == sample("dame-kings")[0].shape
 
 
+def test_cli_finds_the_board_itself_with_white_at_a_slanted_side(cli):
+    """No calibration: the board is found in the picture, and White's side (a hex board's
+    slanted side at the camera's right) is said on the command line."""
+    r = cli("read", str(SAMPLES / "accasta-tall.jpg"), "--game", "accasta", "--white-side", "near-right", "--json")
+    assert r.returncode == 0, r.stderr
+    truth = sample("accasta-tall")[1]["points"]
+    got = json.loads(r.stdout)["points"]
+    assert sum(got.get(p) == s for p, s in truth.items()) >= len(truth) - 2
+
+
 def test_cli_draws_a_diagram_and_fails_on_a_hand(cli, calibration):
     r = cli("read", str(SAMPLES / "hand.jpg"), "--game", "accasta", "--calibration", str(calibration("hand")))
     assert r.returncode == 1

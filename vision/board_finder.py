@@ -52,9 +52,11 @@ How it works (nothing depends on the board's colours: only on its printed lines)
    homography's keypoints, again without the points it cannot explain, then
    ``cv2.solvePnPRefineLM`` give the pose.
 5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
-   chosen by ``white_side`` (``near``: the border edge nearest the camera) or, when a
-   known position (e.g. the start position) is given and the piece colours are decisive,
-   by where the white and black pieces stand.
+   chosen by ``white_side`` (the border edge whose bearing from the centre, measured from
+   the camera's side and positive to its right, is nearest the side's:
+   :data:`calibration.board_file.WHITE_SIDE_BEARINGS`) or, when a known position (e.g. the
+   start position) is given and the piece colours are decisive, by where the white and
+   black pieces stand.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ from typing import Iterator, Mapping, Sequence
 import cv2
 import numpy as np
 
-from calibration.board_file import WHITE_SIDES
+from calibration.board_file import WHITE_SIDE_BEARINGS, WHITE_SIDES
 from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.board_model import BoardModel, board_model
@@ -831,22 +833,34 @@ def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: 
         by_pieces = _orient_by_pieces(options, image, *start)
         if by_pieces is not None:
             return by_pieces, "pieces"
-    mids = [p.project(model.white_edge[None])[0] for p in options]
-    centre = pose.project(np.zeros((1, 2)))[0]
-    if white_side in ("left", "right"):
-        sign = -1 if white_side == "left" else 1
-        return options[int(np.argmax([sign * (m[0] - centre[0]) for m in mids]))], "white-side"
-    dist = np.array([np.linalg.norm(_to_camera(p, model.white_edge)) for p in options])
-    sign = 1 if white_side == "near" else -1
-    if np.ptp(dist) > 0.01 * dist.mean():  # the camera is clearly nearer some edges
-        return options[int(np.argmin(sign * dist))], "white-side"
-    # Straight from above every edge is as near: take the one lowest (highest) in the image.
-    return options[int(np.argmax([sign * (m[1] - centre[1]) for m in mids]))], "white-side"
+    near, right = _viewer_axes(pose)
+    mids = [_turn(model.white_edge, k, model.symmetry) for k in range(model.symmetry)]
+    bearings = np.degrees([math.atan2(m @ right, m @ near) for m in mids])
+    off = np.abs((bearings - WHITE_SIDE_BEARINGS[white_side] + 180.0) % 360.0 - 180.0)
+    return options[int(np.argmin(off))], "white-side"
 
 
-def _to_camera(pose: BoardPose, xy: np.ndarray) -> np.ndarray:
+def _turn(xy: np.ndarray, k: int, symmetry: int) -> np.ndarray:
+    """A board-plane point (mm) turned like the board frame of ``rotated(pose, k, symmetry)``."""
+    a = 2 * math.pi * k / symmetry
+    return np.array([math.cos(a) * xy[0] - math.sin(a) * xy[1], math.sin(a) * xy[0] + math.cos(a) * xy[1]])
+
+
+VIEWER_OFF_AXIS = 0.1
+"""A camera whose foot is this share of its height away from the board's centre is clearly on
+one side: that side is the near one.  Nearer straight above, the picture's bottom is."""
+
+
+def _viewer_axes(pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:
+    """Unit board-plane directions (mm frame) towards the camera's side and towards its right."""
     R, _ = cv2.Rodrigues(pose.rvec)
-    return R @ np.array([xy[0], xy[1], 0.0]) + pose.tvec
+    eye = -R.T @ pose.tvec  # the camera's centre in the board frame
+    px = pose.project(np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]]))
+    to_board = np.linalg.inv(np.column_stack([px[1] - px[0], px[2] - px[0]]))  # image px -> board (10 mm)
+    near = eye[:2] if np.hypot(*eye[:2]) > VIEWER_OFF_AXIS * abs(eye[2]) else to_board @ [0.0, 1.0]
+    near = near / np.linalg.norm(near)
+    right = np.array([-near[1], near[0]])
+    return near, (right if right @ (to_board @ [1.0, 0.0]) > 0 else -right)
 
 
 def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geometry,

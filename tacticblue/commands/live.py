@@ -39,11 +39,14 @@ ground truth beside it (``.json``) is for ``--truth`` and the tests."""
 
 
 def add_live_options(p: argparse.ArgumentParser) -> None:
+    from calibration.board_file import WHITE_SIDES
+
     add_game_argument(p, required=False)  # --resume takes the game from the journal
     p.add_argument("--calibration", type=Path, metavar="FILE",
                    help="board calibration file from `tacticblue calibrate board` (default: find the board)")
-    p.add_argument("--white-side", default="near", choices=["near", "far", "left", "right"],
-                   help="where White sits, seen from the camera (default: near)")
+    p.add_argument("--white-side", default="near", choices=WHITE_SIDES,
+                   help="where White sits as the camera sees it, when the start position cannot show it "
+                        "(default: near)")
     p.add_argument("--journal", type=Path, metavar="FILE",
                    help="write the journal here (default: a new file in $XDG_DATA_HOME/tacticblue/journals)")
     p.add_argument("--resume", type=Path, metavar="JOURNAL", help="continue the game of this journal")

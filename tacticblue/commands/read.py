@@ -12,6 +12,8 @@ from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from calibration.board_file import WHITE_SIDES
+
     parser = sub.add_parser("read", help="read every point's stack (colours and height) in a picture",
                             description="Read what stands on every point of the board in one picture: "
                                         "empty, or a stack written bottom to top with w/b (? for a layer "
@@ -21,8 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_game_argument(parser)
     parser.add_argument("--calibration", "-c", help="board calibration from 'calibrate board' "
                                                     "(default: find the board in the picture)")
-    parser.add_argument("--white-side", choices=("near", "far", "left", "right"), default="near",
-                        help="where White sits when the board is found in the picture (default: nearest the camera)")
+    parser.add_argument("--white-side", choices=WHITE_SIDES, default="near",
+                        help="where White sits as the camera sees it, when the board is found in the picture "
+                             "(default: the side nearest the camera; near-left etc. for a hex board's slanted "
+                             "sides or a square board seen from a corner)")
     parser.add_argument("--overlay", "-o", help="draw what was read on the picture and write it here (PNG/JPEG)")
     parser.add_argument("--json", action="store_true",
                         help='print {"game", "points", "confidence", "readable", "reason"}')
