@@ -79,6 +79,16 @@ class Abande(Board[AbandeTurn]):
     passes: int
     """Passes played one right after the other up to now (2 ends the game)."""
 
+    @classmethod
+    def can_stand(cls, stack: str) -> bool:
+        """A single piece, or a stack whose top two pieces differ: a capture puts the mover's
+        stack on one whose top is the opponent's, and stacks never split.
+
+        >>> Abande.can_stand("wbw"), Abande.can_stand("bww"), Abande.can_stand("ww")
+        (True, False, False)
+        """
+        return super().can_stand(stack) and (len(stack) == 1 or stack[-1] != stack[-2])
+
     def reset(self) -> None:
         self.stacks = [""] * len(self.geometry)
         self.turn = self.first_player

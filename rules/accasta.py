@@ -119,6 +119,16 @@ class Accasta(Board[AccastaTurn]):
     geometry = GEOMETRY
     max_height = 2 * MAX_PER_COLOUR
 
+    @classmethod
+    def can_stand(cls, stack: str) -> bool:
+        """At most ``MAX_PER_COLOUR`` pieces of each colour, in any order.
+
+        >>> Accasta.can_stand("wbbwwb"), Accasta.can_stand("wwww")
+        (True, False)
+        """
+        return (super().can_stand(stack) and stack.count(WHITE) <= MAX_PER_COLOUR
+                and stack.count(BLACK) <= MAX_PER_COLOUR)
+
     def reset(self) -> None:
         self.set_position({**START[WHITE], **START[BLACK]}, WHITE)
         self.ply = 0

@@ -54,7 +54,8 @@ order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from functools import cache
+from itertools import combinations, combinations_with_replacement
 from typing import ClassVar, Union
 
 from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
@@ -129,6 +130,18 @@ class Attangle(Board[AttangleTurn]):
         """
         return (len(expected) == len(seen) and seen.count(WHITE) <= expected.count(WHITE)
                 and seen.count(BLACK) <= expected.count(BLACK))
+
+    @classmethod
+    def can_stand(cls, stack: str) -> bool:
+        """A single piece, or a stack captures can build (in any order of its pieces where
+        :meth:`stack_fits` allows that).
+
+        >>> Attangle.can_stand("wbw"), Attangle.can_stand("ww"), Attangle.can_stand("wwwwb")
+        (True, False, False)
+        >>> Attangle2008.can_stand("bw"), Attangle2008.can_stand("wbb")
+        (True, False)
+        """
+        return any(cls.stack_fits(built, stack) for built in _built_stacks(cls))
 
     def captured_stack(self, target: str, unit_a: str, unit_b: str) -> str:
         """The stack a capture makes: the target, then the taller unit, then the other on top.
@@ -357,3 +370,22 @@ class Attangle2008(Attangle):
         if len(new) > self.max_height:
             return f"the stack would be {len(new)} high after the top piece goes back (at most {self.max_height})"
         return None
+
+
+@cache
+def _built_stacks(cls: type[Attangle]) -> frozenset[str]:
+    """Every stack of ``cls``'s game, as :meth:`Attangle.captured_stack` builds it: single
+    pieces, then whatever legal captures make of the stacks found so far."""
+    board = cls()
+    built = {WHITE, BLACK}
+    while True:
+        new = set()
+        for target in built:
+            mover = other(cls.owner(target))
+            units = [u for u in built if cls.owner(u) == mover and len(u) in cls.unit_heights]
+            if len(target) < cls.max_height:
+                new |= {made for a, b in combinations_with_replacement(units, 2)
+                        if board.capture_problem(mover, made := board.captured_stack(target, a, b)) is None}
+        if new <= built:
+            return frozenset(built)
+        built |= new

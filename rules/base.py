@@ -14,6 +14,7 @@ import copy as _copy
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Iterator, Literal, Self, TypeVar
 
 from rules.geometry import Geometry
@@ -175,6 +176,28 @@ class Board(ABC, Generic[TurnT]):
         """
         return len(expected) == len(seen) and all(s in ("?", e) for e, s in zip(expected, seen))
 
+    @classmethod
+    def can_stand(cls, stack: str) -> bool:
+        """Whether ``stack`` (bottom to top, ``w``/``b``) can stand on a point in some position
+        of the game.  Vision reads only such stacks.  By default any of 1 to ``max_height``
+        pieces in any order; games whose stacks are built by rules override this.
+
+        >>> from rules import GAMES
+        >>> GAMES["abande"].can_stand("wbw"), GAMES["abande"].can_stand("wbwb")
+        (True, False)
+        """
+        return 0 < len(stack) <= cls.max_height and not stack.strip(WHITE + BLACK)
+
+    @classmethod
+    def possible_stacks(cls) -> tuple[str, ...]:
+        """Every stack that :meth:`can_stand`, lowest first.
+
+        >>> from rules import GAMES
+        >>> GAMES["dame100"].possible_stacks()
+        ('b', 'w', 'bb', 'ww')
+        """
+        return _possible_stacks(cls)
+
     def material(self) -> dict[Colour, int]:
         """Every piece of each colour the game has: on the board, in hand, and set aside.
 
@@ -295,3 +318,13 @@ def new_game(name: str) -> Board[Any]:
     except KeyError:
         raise ValueError(f"unknown game {name!r}; choose one of: {', '.join(sorted(GAMES))}") from None
     return cls()
+
+
+@cache
+def _possible_stacks(cls: type[Board[Any]]) -> tuple[str, ...]:
+    found: list[str] = []
+    layer = [""]
+    for _ in range(cls.max_height):
+        layer = [s + c for s in layer for c in (BLACK, WHITE)]
+        found += [s for s in layer if cls.can_stand(s)]
+    return tuple(found)

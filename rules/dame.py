@@ -218,6 +218,15 @@ class Dame100(Board[DameTurn]):
     captured: dict[Colour, int]
     """Pieces of each colour captured so far (set beside the board)."""
 
+    @classmethod
+    def can_stand(cls, stack: str) -> bool:
+        """A man, or a king: two pieces of one colour.
+
+        >>> Dame100.can_stand("bb"), Dame100.can_stand("wb")
+        (True, False)
+        """
+        return stack in ("w", "b", "ww", "bb")
+
     # --- set-up -----------------------------------------------------------------------
     def reset(self) -> None:
         """The start position: Black on squares 1-20, White on 31-50, White to move."""

@@ -4,8 +4,9 @@ Game-specific properties (Abande's chain, Accasta's 3-per-colour limit, Dame 100
 majority capture ...) are tested beside each game; this file makes sure that any game
 registered in ``rules.GAMES``, present or future, keeps the contract the rest of the
 program relies on: pieces are never created or lost, stacks stay within the game's
-height, every listed turn can be written and read back and applies, take-backs restore
-the position exactly, and the visible board is what the camera can compare with.
+height and are ones vision reads (``can_stand``), every listed turn can be written and
+read back and applies, take-backs restore the position exactly, and the visible board is
+what the camera can compare with.
 """
 
 import random
@@ -45,4 +46,5 @@ def test_random_games_keep_the_contract(name, seed, plies):
         assert set(visible) == names
         assert all(set(s) <= {"w", "b"} for s in visible.values())
         assert max(map(len, visible.values())) <= board.max_height
+        assert all(board.can_stand(s) for s in visible.values() if s), f"{name}: a stack vision would not read"
         assert board.material() == material, f"{name}: pieces created or lost"

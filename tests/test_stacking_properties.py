@@ -47,6 +47,7 @@ def check_invariants(b, start) -> None:
     assert b.material() == start
     assert all(len(s) <= b.max_height for s in b.stacks)
     assert all(b.stack_fits(s, s) and b.stack_fits(s, "?" * len(s)) for s in b.stacks)
+    assert all(b.can_stand(s) for s in b.stacks if s)
     if isinstance(b, Abande):
         assert b.chain_intact([bool(s) for s in b.stacks])
     elif b.returns_top:
