@@ -22,6 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import look_at_pose  # noqa: E402
+from rules import GAMES  # noqa: E402
 from vision.synth.photo import develop, jpeg, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
 from vision.synth.hand import hand_capsules  # noqa: E402
@@ -32,8 +33,8 @@ SIZE = (960, 540)
 POSITIONS: dict[str, tuple[str, dict[str, str]]] = {
     "accasta-tall": ("accasta", {"d4": "wbwbbw", "c3": "bbwwbw", "e5": "wwbbwb", "b2": "ww", "f3": "b", "d2": "bwb",
                                  "c5": "w", "e2": "bbw", "a1": "bwbbw", "g4": "wbw"}),
-    "attangle-five": ("attangle", {"d4": "wbwwb", "c2": "bbbww", "e5": "wwwww", "d6": "bwb", "b3": "w", "f2": "bb",
-                                   "c4": "bw", "e3": "wbbbw", "a2": "b", "g3": "w"}),
+    "attangle-five": ("attangle", {"d4": "wbwwb", "c2": "bbbww", "e5": "bbwww", "d6": "bwb", "b3": "w", "f2": "bwb",
+                                   "c4": "wbb", "e3": "wbbbw", "a2": "b", "g3": "w"}),
     "dame-kings": ("dame100", {"a1": "w", "c3": "ww", "e5": "bb", "g7": "b", "d4": "b", "f4": "w", "h6": "ww",
                                "b8": "bb", "j8": "b", "i9": "w", "c7": "w", "d2": "bb"}),
 }
@@ -43,6 +44,9 @@ def make(name: str, seed: int) -> Sample:
     rng = np.random.default_rng(seed)
     if name in POSITIONS:
         game, points = POSITIONS[name]
+        cannot = [p for p, s in points.items() if s and not GAMES[game].can_stand(s)]
+        if cannot:
+            raise SystemExit(f"{name}: {game} cannot build the stacks on {', '.join(cannot)}")
         scene = random_scene(game, rng, points=points, size=SIZE)
     elif name == "crowded-low":
         from rules import new_game

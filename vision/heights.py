@@ -4,8 +4,9 @@ weighed by a small fitted model.
 For every height a point could have, :func:`height_features` gathers one row of evidence
 (:data:`FEATURES`): the outlines a stack of that height on its point would have, the
 colours of its bands and top face, and what the best offset for that height predicts
-(:func:`vision.placement.offset_evidence`).  :class:`HeightModel` scores the rows and a
-softmax over the heights the game allows gives their probabilities.
+(:func:`vision.placement.offset_evidence`).  :class:`HeightModel` scores the rows, a
+softmax over the heights gives their probabilities, and those of heights the game never
+builds go to its nearest ones (:attr:`vision.shapes.StackShapes.fold`).
 
 The games share one model, except where a game's own reads its heights clearly better:
 Accasta, the only game with stacks up to 6, whose held-out heights the shared model reads
@@ -138,8 +139,8 @@ def height_model(game: str) -> HeightModel:
     return game_model(_fitted(), game)
 
 
-def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidden: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidden: np.ndarray | None = None,
+                 fold: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every point's height, its probability, visibility mask (points x samples of a block) and
     offset (mm, points x 2: where the stack stands, :mod:`vision.placement`), the evidence
     weighed by ``net`` (the game's :func:`height_model`).
@@ -149,7 +150,9 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     once with nothing hidden, then those whose visibility the heights found change are read
     again, until none changes: as a point's visibility depends only on nearer points, this
     ends with every point read as if the points had been read one by one from the camera
-    outwards.  ``hidden`` (per sample, bool) marks pixels known to show something else (a hand)."""
+    outwards.  ``hidden`` (per sample, bool) marks pixels known to show something else (a hand);
+    ``fold`` (heights x heights) moves the probability of heights the game never builds to
+    those it does (:attr:`vision.shapes.StackShapes.fold`; default: every height is built)."""
     n = len(model.names)
     heights = np.zeros(n, int)
     prob = np.zeros(n)
@@ -166,7 +169,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     todo = every
     while len(todo):
         x, at = height_features(model, frame, todo, used[todo])
-        p = net.probabilities(x)
+        p = net.probabilities(x) if fold is None else net.probabilities(x) @ fold
         heights[todo] = np.argmax(p, axis=1)
         prob[todo] = p[np.arange(len(todo)), heights[todo]]
         offsets[todo] = at[np.arange(len(todo)), heights[todo]]

@@ -26,6 +26,7 @@ from vision.colours import ColourModel, brightness, confidence, reference_bright
 from vision.hands import HandFinder
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
+from vision.shapes import StackShapes
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile
 
 MIN_SHARPNESS = 0.09
@@ -35,6 +36,9 @@ on rendered scenes blurred step by step, a quarter of the points were read wrong
 SURE_SHARPNESS = 0.14
 """Between the two, every confidence is lowered in proportion: edges are soft, heights less
 sure (confidently wrong points: 2% at 0.09-0.105, 1% at 0.105-0.12, 0.5% above, as on sharp photos)."""
+TORN = 0.5 + 1e-9
+"""The least confidence of a disc's colour: no better than a coin's, yet the colour read
+leads when the disc is weighed with the rest of its stack (:mod:`vision.shapes`)."""
 MIN_IN_VIEW = 0.6
 """A point with less of its samples inside the frame than this is not read."""
 FLAT_SIDE_PX = 1.5
@@ -102,6 +106,7 @@ class StackReader:
         self.game = game
         self.pose = pose
         self.model = StackModel(pose, cls.geometry, cls.max_height)
+        self.shapes = StackShapes(cls.possible_stacks(), cls.max_height)
         self.heights = height_model(game)
         self.hands = HandFinder(pose)
         self.where = self.model.centres_mm / np.abs(self.model.centres_mm).max()
@@ -127,7 +132,7 @@ class StackReader:
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             hidden = hand[px[:, 1], px[:, 0]]
-        heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden)
+        heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold)
         empty_trust = _empty_trust(model, frame, heights, prob, masks)
         # Colours are read where each stack seems to stand and where its point is: where
         # the two disagree, the offset found decides the colour, and the disc is unsure.
@@ -147,11 +152,14 @@ class StackReader:
         scores = [np.nan_to_num(reliability[:, None] * side_colours.scores(sd))
                   + np.where(top_layer, np.nan_to_num(top_colours.scores(t, where))[:, None], 0.0)
                   for t, sd in readings]
-        # The colour read where the stack seems to stand, a confidence of 0.5 where its point
-        # would say the other colour.
+        # The colour read where the stack seems to stand, a confidence of a hair over 0.5
+        # where its point would say the other colour.
         white = scores[0] >= 0
-        layer_confidence = np.where(white == (scores[1] >= 0), confidence(scores[0]), 0.5)
+        layer_confidence = np.maximum(np.where(white == (scores[1] >= 0), confidence(scores[0]), 0.5), TORN)
 
+        # Each stack's discs weighed together, as the game builds them.
+        seen = np.isfinite(sides) | (top_layer & np.isfinite(tops)[:, None])
+        stacks, shares = self.shapes.best(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen)
         points: dict[str, str] = {}
         sure: dict[str, float] = {}
         for i, name in enumerate(names):
@@ -168,13 +176,9 @@ class StackReader:
                 # The board at the point seen is what says "empty"; where nearer stacks hide it,
                 # only the missing outlines do, and they may have been hidden too.
                 conf *= float(masks[i][ps.cap[0]].mean()) * empty_trust[i]
-            for k in range(int(heights[i])):
-                if (k == heights[i] - 1 and np.isfinite(tops[i])) or np.isfinite(sides[i, k]):
-                    stack += "w" if white[i, k] else "b"
-                    conf *= layer_confidence[i, k]
-                else:
-                    stack += "?"
-                    conf *= 0.5
+            if heights[i]:
+                stack = stacks[i]
+                conf *= shares[i] * 0.5 ** (heights[i] - seen[i].sum())  # a disc not seen is a coin toss
             points[name] = stack
             sure[name] = conf * min(1.0, in_view / 0.9) * blur
         if hand.any():

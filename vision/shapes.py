@@ -1,0 +1,73 @@
+"""The stacks a game can build, for reading a stack as a whole rather than disc by disc.
+
+A game's rules build only some stacks (:meth:`rules.base.Board.possible_stacks`): Attangle's
+are 1, 3 or 5 high with a majority of one, a draughts king is two discs of one colour, an
+Abande stack never has two discs of one colour on top.  The reader weighs only those: a
+height the game cannot build is never read, and the colours of a stack's discs are read
+together, so that a disc the camera sees badly (or not at all) is what the others and the
+rules say it must be.
+
+>>> shapes = StackShapes(("w", "b", "ww", "bb"), 2)  # men and kings
+>>> StackShapes(("w", "b", "wbb", "bww"), 4).fold[1:].round(2).tolist()  # no stacks of 2 or 4
+[[0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]]
+>>> texts, shares = shapes.best(np.array([2, 2, 1]), np.array([[0.4, 0.9], [0.5, 0.9], [0.2, 0.5]]),
+...                             np.array([[True, True], [False, True], [True, False]]))
+>>> texts, shares.round(3).tolist()  # a king's lower disc read dark, or hidden; a man
+(['ww', 'ww', 'b'], [0.36, 0.9, 0.8])
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+SURE_LAYER = 1e-6
+"""Layer probabilities are kept this far from 0 and 1, so that no single disc rules out a stack."""
+
+
+class StackShapes:
+    """The stacks of one game (strings bottom to top, ``w``/``b``) grouped by height."""
+
+    def __init__(self, stacks: Iterable[str], max_height: int) -> None:
+        stacks = ("",) + tuple(stacks)
+        self.by_height = [np.array([[c == "w" for c in s] for s in stacks if len(s) == h], bool)
+                          .reshape(sum(len(s) == h for s in stacks), h) for h in range(max_height + 1)]
+        """Per height, the game's stacks of that height (stacks x layers, True for white)."""
+        built = [h for h, s in enumerate(self.by_height) if len(s)]
+        self.fold = np.zeros((max_height + 1, max_height + 1))
+        """Moves a height probability (0..max_height) off the heights the game never builds,
+        half to the nearest built one below and half to the one above (all to the one there
+        is): a height read wrong is mostly a neighbour's (``p @ fold``)."""
+        for h in range(max_height + 1):
+            near = [max(b for b in built if b <= h), min((b for b in built if b >= h), default=None)]
+            for b in near:
+                self.fold[h, near[0] if b is None else b] += 0.5
+
+    def best(self, heights: np.ndarray, white: np.ndarray, seen: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """For stacks of ``heights``: the likeliest of the game's stacks of that height, given
+        each disc's probability of being white (``white``, stacks x layers, bottom first; only
+        the first ``height`` count) where its colour was read (``seen``, the same shape), and
+        the share of the probability that reading holds.
+
+        Discs not seen are written ``?`` unless every stack that fits the seen ones agrees
+        on them.  The share is that of all stacks written the same way, but never more than
+        the product of the seen discs' probabilities of the colours written (which it is when
+        every stack is possible): the rules may say what a disc is, but the height they
+        assume may be wrong, so they make no reading surer than its discs."""
+        texts = [""] * len(heights)
+        shares = np.ones(len(heights))
+        log_w, log_b = np.log(np.clip(white, SURE_LAYER, 1)), np.log(np.clip(1 - white, SURE_LAYER, 1))
+        for h in np.unique(heights[heights > 0]):
+            at = np.flatnonzero(heights == h)
+            shapes, read = self.by_height[h], seen[at, :h]
+            # log-likelihood of every stack of the height at every point (points x stacks)
+            log_p = (log_w[at, :h] * read) @ shapes.T + (log_b[at, :h] * read) @ ~shapes.T
+            best = shapes[np.argmax(log_p, axis=1)]  # points x layers
+            fits = ((shapes[None] == best[:, None]) | ~read[:, None]).all(axis=2)  # written like the best
+            open_ = ((shapes[None] != best[:, None]) & fits[..., None]).any(axis=1)
+            weight = np.exp(log_p - log_p.max(axis=1, keepdims=True))
+            shares[at] = np.minimum((weight * fits).sum(axis=1) / weight.sum(axis=1), np.exp(log_p.max(axis=1)))
+            for j, b, o in zip(at, best, open_):
+                texts[j] = "".join("?" if oo else ("w" if bb else "b") for bb, oo in zip(b, o))
+        return texts, shares
