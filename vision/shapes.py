@@ -7,9 +7,9 @@ height the game cannot build is never read, and the colours of a stack's discs a
 together, so that a disc the camera sees badly (or not at all) is what the others and the
 rules say it must be.
 
->>> shapes = StackShapes(("w", "b", "ww", "bb"), 2)  # men and kings
 >>> StackShapes(("w", "b", "wbb", "bww"), 4).fold[1:].round(2).tolist()  # no stacks of 2 or 4
 [[0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]]
+>>> shapes = StackShapes(("w", "b", "ww", "bb"), 2)  # men and kings
 >>> texts, shares = shapes.best(np.array([2, 2, 1]), np.array([[0.4, 0.9], [0.5, 0.9], [0.2, 0.5]]),
 ...                             np.array([[True, True], [False, True], [True, False]]))
 >>> texts, shares.round(3).tolist()  # a king's lower disc read dark, or hidden; a man
