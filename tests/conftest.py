@@ -14,9 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
 
-def run_cli(*args: str, input: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run ``tacticblue ARGS`` as a user would (a fresh process), capturing text output."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+def run_cli(*args: str, input: str | None = None, timeout: float = 300,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``tacticblue ARGS`` as a user would (a fresh process, in ``env``, default this
+    one's environment), capturing text output."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "tacticblue", *map(str, args)], capture_output=True, text=True,
                           input=input, timeout=timeout, env=env, cwd=ROOT)
 

@@ -248,9 +248,10 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         args.no_window = True
     if args.game is None and args.resume is None:
         raise CLIError("give --game (or --resume a journal)")
-    if not args.no_window and sys.platform.startswith("linux") and not (
-            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise CLIError("no display for the window: add --no-window (or --json)")
+    headless = not args.no_window and sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if headless:
+        args.no_window = True  # the events as lines, as with --no-window
     is_log = str(spec).endswith(".jsonl")
     import cv2
 
@@ -261,6 +262,8 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         raise CLIError(str(e)) from None
     board, journal, notes = open_game(args)
     session: Session | None = None
+    if headless:
+        notes.append("no display for the window: the events are printed as lines (as with --no-window)")
     if args.truth is not None and not is_log:
         notes.append(f"stacks taken from the ground truth {args.truth.name}, not read from the images")
     try:
