@@ -126,20 +126,11 @@ class StackModel:
         depth = (np.column_stack([self.centres_mm, np.zeros(len(self.names))]) @ R.T + pose.tvec)[:, 2]
         self.order = np.argsort(depth)
         """Point indices from the nearest to the camera to the farthest."""
-        blocks: list[np.ndarray] = []
-        self.points: list[_PointSamples] = []
-        self.starts: list[int] = []
-        n = 0
         self.towards = np.arctan2(cam[1] - self.centres_mm[:, 1], cam[0] - self.centres_mm[:, 0])
         """Per point, the direction (radians, board frame) from the point towards the camera."""
-        for i, (cx, cy) in enumerate(self.centres_mm):
-            towards = float(self.towards[i])
-            pts, samples = self._samples(cx, cy, towards)
-            self.starts.append(n)
-            n += len(pts)
-            blocks.append(pts)
-            self.points.append(samples)
-        self.bank_mm = np.vstack(blocks)
+        blocks, self.points = self._samples()
+        n = blocks.shape[1]
+        self.bank_mm = blocks.reshape(-1, 3)
         """Every point's samples (samples x 3, mm on the board), block after block (:attr:`starts`)."""
         self.bank_px = pose.project(self.bank_mm).astype(np.float32)
         self._bank_box = (self.bank_px.min(0), self.bank_px.max(0))
@@ -158,12 +149,12 @@ class StackModel:
         self._hull_table = np.array([[np.vstack([hull, np.repeat(hull[-1:], most - len(hull), axis=0)]) for hull in hl]
                                      for hl in self.hulls])
         """The hulls padded to one length by repeating their last corner (points x H x corners x 2)."""
-        self._occlusion(depth)
-        self.starts = np.array(self.starts)
+        self.starts = np.arange(len(self.names)) * n
         """Where every point's block of samples begins in the bank (the blocks are alike:
         the same outlines, bands and tops in the same order)."""
-        self.block = n // len(self.names)
+        self.block = n
         """Samples per point."""
+        self._occlusion(depth)
         self.in_view = self.in_frame.reshape(len(self.names), self.block).mean(axis=1)
         """Per point, the share of its samples inside the frame."""
         self.cap_index = np.stack(self.points[0].cap)
@@ -187,42 +178,50 @@ class StackModel:
             self.outline_places[k, :places[k]] = np.flatnonzero(self.outline_groups == k)
         self.band_index, self.band_valid = self._band_table()
 
-    def _samples(self, cx: float, cy: float, towards: float) -> tuple[np.ndarray, _PointSamples]:
-        r, L, H = self.radius_mm, self.layer_mm, self.max_height
+    def _samples(self) -> tuple[np.ndarray, list[_PointSamples]]:
+        """Every point's block of samples (points x samples x 3, mm), all points at once: the
+        blocks are alike, turned towards the camera from each point."""
+        r, L, H, n = self.radius_mm, self.layer_mm, self.max_height, len(self.names)
+        cx, cy, towards = self.centres_mm[:, 0], self.centres_mm[:, 1], self.towards
         pts: list[np.ndarray] = []
 
         def add(block: np.ndarray) -> np.ndarray:
-            start = sum(len(p) for p in pts)
+            start = sum(p.shape[1] for p in pts)
             pts.append(block)
-            return np.arange(start, start + len(block))
+            return np.arange(start, start + block.shape[1])
 
         directions: list[np.ndarray] = []
         watched: list[np.ndarray] = []
 
         def outline(z: float, angles: np.ndarray) -> np.ndarray:
-            directions.append(np.column_stack([np.cos(angles), np.sin(angles)]))
-            rr = r + RADIAL_MM[:, None]
-            x, y = cx + rr * np.cos(angles), cy + rr * np.sin(angles)
+            """Rings of ``len(RADIAL_MM)`` radii at ``angles`` (points x places)."""
+            directions.append(np.stack([np.cos(angles), np.sin(angles)], axis=-1))
+            rr = (r + RADIAL_MM[:, None])[None]
+            x = cx[:, None, None] + rr * np.cos(angles)[:, None]
+            y = cy[:, None, None] + rr * np.sin(angles)[:, None]
             ring = np.stack([x, y, np.full(x.shape, z)], axis=-1)
-            rows = add(ring.reshape(-1, 3)).reshape(len(RADIAL_MM), -1)
+            rows = add(ring.reshape(n, -1, 3)).reshape(len(RADIAL_MM), -1)
             watched.append(rows[WATCHED_ROWS].ravel())
             return rows
 
-        away = towards + math.pi + np.radians(RIM_ANGLES_DEG)
+        facing = towards[:, None]
+        away = facing + math.pi + np.radians(RIM_ANGLES_DEG)
         rim = [outline(h * L, away) for h in range(1, H + 1)]
-        near = [outline(max(h * L, 0.5), towards + np.radians(RIM_ANGLES_DEG)) for h in range(H + 1)]
-        sides = towards + np.radians([88.0, -88.0])
+        near = [outline(max(h * L, 0.5), facing + np.radians(RIM_ANGLES_DEG)) for h in range(H + 1)]
+        sides = facing + np.radians([88.0, -88.0])
         side = [outline((k + f) * L, sides) for k in range(H) for f in (0.3, 0.7)]
         side = [np.hstack(side[2 * k:2 * k + 2]) for k in range(H)]
-        outward = np.vstack(directions)
+        outward = np.concatenate(directions, axis=1)
         front = [add(self.front_mm(cx, cy, towards, k)) for k in range(H)]
         cap = [add(self.cap_mm(cx, cy, h)) for h in range(H + 1)]
-        watched += [*front, *cap]
+        watched = np.sort(np.concatenate([*watched, *front, *cap]))
         # How tall a layer's side looks: the front point at the foot and one layer up.
-        foot = self.pose.project(np.array([[cx + r * math.cos(towards), cy + r * math.sin(towards), z]
-                                           for z in (0.0, L)]))
-        return np.vstack(pts), _PointSamples(rim, near, side, front, cap, side_px=float(np.hypot(*(foot[1] - foot[0]))),
-                                             directions=outward, watched=np.sort(np.concatenate(watched)))
+        foot = self.pose.project(np.stack([np.column_stack([cx + r * np.cos(towards), cy + r * np.sin(towards),
+                                                            np.full(n, z)]) for z in (0.0, L)], axis=1).reshape(-1, 3))
+        side_px = np.hypot(*(foot[1::2] - foot[0::2]).T)
+        return np.concatenate(pts, axis=1), [
+            _PointSamples(rim, near, side, front, cap, side_px=float(side_px[i]), directions=outward[i], watched=watched)
+            for i in range(n)]
 
     def front_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, towards: np.ndarray | float, k: int
                  ) -> np.ndarray:
@@ -310,27 +309,27 @@ class StackModel:
         and ``_hidden_from`` (points x most blockers x watched samples: the lowest height of
         the blocker that hides the sample, H + 1 for never and for the padding)."""
         H = self.max_height
-        hulls = self.hulls
-        boxes = [(hl[-1].min(0), hl[-1].max(0)) for hl in hulls]
+        boxes = np.array([(hl[-1].min(0), hl[-1].max(0)) for hl in self.hulls])  # points x (lo, hi) x 2
+        watched = self.points[0].watched
         found: list[tuple[list[int], list[np.ndarray]]] = []
-        for i, ps in enumerate(self.points):
+        for i in range(len(self.names)):
             px = self._block(i)
-            seen_px = px[ps.watched]
             lo, hi = px.min(0), px.max(0)
-            blockers, table = [], []
-            for j in range(len(self.names)):
-                if depth[j] >= depth[i] or j == i:
-                    continue
-                blo, bhi = boxes[j]
-                if np.any(bhi < lo) or np.any(blo > hi):
-                    continue
-                first = np.full(len(ps.watched), H + 1, np.int16)
-                for h in range(H, 0, -1):
-                    first[_inside_convex(hulls[j][h - 1], seen_px)] = h
-                if np.any(first <= H):
-                    blockers.append(j)
-                    table.append(first)
-            found.append((blockers, table))
+            near = np.flatnonzero((depth < depth[i]) & ~np.any(boxes[:, 1] < lo, axis=1) & ~np.any(boxes[:, 0] > hi, axis=1))
+            if not len(near):
+                found.append(([], []))
+                continue
+            # Every nearer stack's outline at every height against the watched pixels (the
+            # padded corners repeat the last one: an edge of no length is on every side).
+            a = self._hull_table[near]  # near x H x corners x 2
+            b = np.roll(a, -1, axis=2)
+            p = px[watched]
+            cross = (b[..., 0, None] - a[..., 0, None]) * (p[:, 1] - a[..., 1, None]) - \
+                (b[..., 1, None] - a[..., 1, None]) * (p[:, 0] - a[..., 0, None])
+            inside = np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2)  # near x H x watched
+            first = np.where(inside.any(axis=1), inside.argmax(axis=1) + 1, H + 1).astype(np.int16)
+            hides = np.flatnonzero((first <= H).any(axis=1))
+            found.append(([int(near[k]) for k in hides], [first[k] for k in hides]))
         most = max(1, max(len(b) for b, _ in found))  # one padding column when nothing hides anything
         self._blockers = np.zeros((len(self.points), most), int)
         self._blocker_count = np.array([len(b) for b, _ in found])
