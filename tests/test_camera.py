@@ -28,3 +28,25 @@ def test_pose_round_trips_through_json_and_rejects_bad_files():
         BoardPose.from_dict({"camera": pose.camera.to_dict()})
     with pytest.raises(ValueError, match="distortion"):
         CameraModel(np.eye(3), [0.1, 0.2], (640, 480))
+
+
+@pytest.mark.parametrize("coefficients", [4, 5, 8, 12])
+def test_projection_is_opencvs(coefficients):
+    """BoardPose.project writes OpenCV's camera model out (its Python binding always computes
+    the Jacobian too); it must give OpenCV's pixels for every distortion model it handles."""
+    import cv2
+
+    rng = np.random.default_rng(coefficients)
+    for _ in range(20):
+        K = np.array([[rng.uniform(500, 1500), 0, rng.uniform(300, 900)], [0, rng.uniform(500, 1500), 360], [0, 0, 1]])
+        camera = CameraModel(K, rng.normal(0, 0.1, coefficients), (1280, 720))
+        pose = BoardPose(camera, rng.normal(0, 1, 3), [rng.normal(0, 50), rng.normal(0, 50), rng.uniform(400, 1500)],
+                         "hex")
+        pts = np.column_stack([rng.uniform(-250, 250, (300, 2)), rng.uniform(0, 40, 300)])
+        want, _ = cv2.projectPoints(pts, pose.rvec, pose.tvec, K, camera.dist)
+        want = want.reshape(-1, 2)
+        got = pose.project(pts)
+        near = (np.abs(want) < 1e4).all(axis=1)  # far outside the frame both are huge
+        assert near.sum() > 100
+        assert np.abs(got[near] - want[near]).max() < 1e-9
+        assert np.allclose(got, want, rtol=1e-9, atol=1e-9)
