@@ -204,6 +204,7 @@ def test_cli_finds_the_board_itself_with_white_at_a_slanted_side(cli):
     truth = sample("accasta-tall")[1]["points"]
     got = json.loads(r.stdout)["points"]
     assert sum(got.get(p) == s for p, s in truth.items()) >= len(truth) - 2
+    assert "White's side taken to be the near-right one" in r.stderr
 
 
 def test_cli_draws_a_diagram_and_fails_on_a_hand(cli, calibration):

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from tacticblue.commands import CLIError, add_game_argument, print_json
 
@@ -51,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
             pose = find_board(image, geometry.kind, white_side=args.white_side)
         except BoardNotFound as e:
             raise CLIError(f"{e}; calibrate the board with 'tacticblue calibrate board' and pass --calibration") from None
+        print(f"note: board found in the picture, White's side taken to be the {args.white_side} one "
+              "(--white-side to change it)", file=sys.stderr)
     reading = StackReader(args.game, pose).read(image)
     if args.overlay:
         import cv2
