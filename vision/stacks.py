@@ -319,15 +319,18 @@ class StackModel:
             if not len(near):
                 found.append(([], []))
                 continue
-            # Every nearer stack's outline at every height against the watched pixels (the
-            # padded corners repeat the last one: an edge of no length is on every side).
-            a = self._hull_table[near]  # near x H x corners x 2
-            b = np.roll(a, -1, axis=2)
+            # Every nearer stack's outline at every height against the watched pixels in its
+            # tallest outline's box (the lower outlines are inside it; the padded corners
+            # repeat the last one: an edge of no length is on every side).
             p = px[watched]
-            cross = (b[..., 0, None] - a[..., 0, None]) * (p[:, 1] - a[..., 1, None]) - \
-                (b[..., 1, None] - a[..., 1, None]) * (p[:, 0] - a[..., 0, None])
-            inside = np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2)  # near x H x watched
-            first = np.where(inside.any(axis=1), inside.argmax(axis=1) + 1, H + 1).astype(np.int16)
+            k, w = np.nonzero(np.all((p >= boxes[near, None, 0]) & (p <= boxes[near, None, 1]), axis=2))
+            a = self._hull_table[near[k]]  # pairs x H x corners x 2
+            b = np.roll(a, -1, axis=2)
+            q = p[w, None, None]
+            cross = (b[..., 0] - a[..., 0]) * (q[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (q[..., 0] - a[..., 0])
+            inside = np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2)  # pairs x H
+            first = np.full((len(near), len(watched)), H + 1, np.int16)
+            first[k, w] = np.where(inside.any(axis=1), inside.argmax(axis=1) + 1, H + 1)
             hides = np.flatnonzero((first <= H).any(axis=1))
             found.append(([int(near[k]) for k in hides], [first[k] for k in hides]))
         most = max(1, max(len(b) for b, _ in found))  # one padding column when nothing hides anything
