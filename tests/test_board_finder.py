@@ -262,3 +262,22 @@ def test_whites_side_as_the_camera_sees_it_names_the_points(name, side):
 
     assert error(side) < 1.0
     assert min(error(other) for other in ("near", "far", "left", "right") if other != side) > 50
+
+
+def test_a_square_board_on_a_checked_cloth_whose_far_corner_is_lost_is_found():
+    """A small board on a red and white checked cloth (benchmark scene abande-square 7/4): the
+    cloth's lines run into the border's far corner, the outline's hull cuts that corner off,
+    and the border is rebuilt from its other three corners."""
+    from vision.synth.photo import jpeg
+    from vision.tracking import nearest_orientation
+
+    rng = sample_rng("abande-square", 7, 4)  # as render_samples draws its fifth image
+    scene = random_scene("abande-square", rng, size=(1280, 720))
+    photo = random_photo_look(rng)
+    image = cv2.imdecode(np.frombuffer(jpeg(render_image(scene, photo, rng), photo.jpeg_quality), np.uint8),
+                         cv2.IMREAD_COLOR)
+    truth = scene.pose
+    pose = nearest_orientation(find_board(image, "square"), truth, board_model("square"))
+    geometry = rules.GAMES["abande-square"].geometry
+    got, want = pose.point_pixels(geometry), truth.point_pixels(geometry)
+    assert max(np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want) < 2.0

@@ -85,8 +85,9 @@ FINAL_RADIUS = 3.0
 """Search window (px) of the last lock-on rounds."""
 MAX_TRIES = 6
 """At most this many rough hypotheses are locked on (the costly step), best first."""
-MAX_LOCKS = 9
-"""At most this many lock-ons in all (each costs up to 50 ms: finding stays under 0.5 s)."""
+MAX_LOCKS = 12
+"""At most this many lock-ons in all (each costs up to 50 ms: a board the outlines show is found
+in under 0.5 s; only a frame where every stage has to be tried takes longer)."""
 MAX_LOCKS_FOUND = 4
 """Once a board is accepted, other hypotheses are locked on only up to this many lock-ons in all
 (most lead to the same grid; a better one is rare)."""
@@ -979,25 +980,58 @@ def _slab_hypotheses(image: np.ndarray, model: BoardModel, quad: np.ndarray, kee
     return [H for _, H in scored[:keep]]
 
 
+THREE_CORNER_FOVS_DEG = (45.0, 60.0, 75.0)
+"""Horizontal fields of view tried when a square border is rebuilt from three of its corners."""
+THREE_CORNER_TRIES = 3
+"""At most this many rebuilt borders are locked on (the best few are the same board)."""
+
+
+def _three_corner_hypotheses(image: np.ndarray, model: BoardModel, quads: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Homographies for square borders of which only three corners are right in ``quads``.
+
+    A checked tablecloth's lines can run into a far corner of the border, and the hull
+    then cuts that corner off.  Three corners of a square and the camera fix its plane
+    (P3P), so for each quad, each corner left out and a few likely focal lengths, the
+    square is rebuilt; the lock-on forgives the focal length's error."""
+    h, w = image.shape[:2]
+    corners = np.column_stack([model.outline, np.zeros(len(model.outline))])
+    out = []
+    for quad in quads:
+        for lost in range(len(quad)):
+            kept = [i for i in range(len(quad)) if i != lost]
+            for fov in THREE_CORNER_FOVS_DEG:
+                K = CameraModel.from_fov((w, h), fov).K
+                _, rvecs, tvecs = cv2.solveP3P(corners[kept], np.asarray(quad, np.float64)[kept], K, None,
+                                               flags=cv2.SOLVEPNP_P3P)
+                for rvec, tvec in zip(rvecs, tvecs):
+                    if tvec[2, 0] > 0:
+                        R, _ = cv2.Rodrigues(rvec)
+                        out.append(K @ np.column_stack([R[:, 0], R[:, 1], tvec.ravel()]))
+    return out
+
+
 def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarray]]:
     """Rough board homographies worth locking on, in stages from cheap to costly.
 
     First outlines shaped like the border (taken as the border, or as the outermost grid
-    lines); then four consecutive corners of a partly
-    hidden hexagon; then square slabs with the border somewhere inside.  Each stage is
+    lines); then four consecutive corners of a partly hidden hexagon, or square borders
+    rebuilt from three corners of an outline; then square slabs with the border
+    somewhere inside.  Each stage is
     sorted by a quick support score and cut to the few best."""
     hulls = _large_hulls(image)
     polygons = outline_candidates(image, model.symmetry, hulls)
-    stages = [lambda: [H for H in (cv2.findHomography(corners, p)[0] for p in polygons
-                                   for corners in (model.outline, model.grid_outline)) if H is not None]]
+    stages = [(lambda: [H for H in (cv2.findHomography(corners, p)[0] for p in polygons
+                                    for corners in (model.outline, model.grid_outline)) if H is not None], MAX_TRIES)]
     if model.symmetry > 4:
-        stages.append(lambda: _corner_runs(model, hulls[:6]))
+        stages.append((lambda: _corner_runs(model, hulls[:6]), MAX_TRIES))
+    else:
+        stages.append((lambda: _three_corner_hypotheses(image, model, polygons[:4]), THREE_CORNER_TRIES))
     quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
-    stages.append(lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)])
-    for stage in stages:
+    stages.append((lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)], MAX_TRIES))
+    for stage, tries in stages:
         found = stage()
         scored = sorted(((score, i) for i, score in enumerate(_coarse_supports(image, found, model))), reverse=True)
-        yield [found[i] for score, i in scored[:MAX_TRIES] if score > 0]
+        yield [found[i] for score, i in scored[:tries] if score > 0]
 
 
 def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
