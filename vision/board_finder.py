@@ -1016,8 +1016,8 @@ def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarra
     First outlines shaped like the border (taken as the border, or as the outermost grid
     lines); then four consecutive corners of a partly hidden hexagon, or square borders
     rebuilt from three corners of an outline; then square slabs with the border
-    somewhere inside.  Each stage is
-    sorted by a quick support score and cut to the few best."""
+    somewhere inside.  Each stage is sorted by a quick support score and cut to the few
+    best."""
     hulls = _large_hulls(image)
     polygons = outline_candidates(image, model.symmetry, hulls)
     stages = [(lambda: [H for H in (cv2.findHomography(corners, p)[0] for p in polygons
