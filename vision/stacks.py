@@ -96,13 +96,15 @@ def _circle(cx: np.ndarray | float, cy: np.ndarray | float, r: float, z: np.ndar
     return np.stack(np.broadcast_arrays(cx + r * np.cos(angles), cy + r * np.sin(angles), z), axis=-1)
 
 
-def _inside_convex(poly: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Which pixels ``pts`` (N x 2) lie inside the convex polygon ``poly`` (K x 2, any winding)."""
-    a = poly
-    b = np.roll(poly, -1, axis=0)
-    cross = (b[:, 0] - a[:, 0])[None] * (pts[:, 1:2] - a[:, 1][None]) - \
-        (b[:, 1] - a[:, 1])[None] * (pts[:, 0:1] - a[:, 0][None])
-    return np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+def _inside_convex(corners: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Which points ``pts`` (... x 2) lie inside the convex polygons ``corners`` (... x K x 2,
+    any winding, broadcast against the points' leading axes).  A corner may repeat (padding):
+    an edge of no length is on every side."""
+    b = np.roll(corners, -1, axis=-2)
+    p = pts[..., None, :]
+    cross = (b[..., 0] - corners[..., 0]) * (p[..., 1] - corners[..., 1]) - \
+        (b[..., 1] - corners[..., 1]) * (p[..., 0] - corners[..., 0])
+    return np.all(cross >= 0, axis=-1) | np.all(cross <= 0, axis=-1)
 
 
 class StackModel:
@@ -255,12 +257,7 @@ class StackModel:
         real = np.arange(blockers.shape[1]) < self._blocker_count[points][:, None]
         row, col = np.nonzero((heights[blockers] > 0) & real)
         j = blockers[row, col]
-        a = self._hull_table[j, heights[j] - 1]  # pairs x corners x 2
-        b = np.roll(a, -1, axis=1)
-        p = flat[row]  # pairs x pixels x 2
-        cross = (b[:, None, :, 0] - a[:, None, :, 0]) * (p[..., 1:2] - a[:, None, :, 1]) - \
-            (b[:, None, :, 1] - a[:, None, :, 1]) * (p[..., 0:1] - a[:, None, :, 0])
-        inside = np.all(cross >= 0, axis=-1) | np.all(cross <= 0, axis=-1)
+        inside = _inside_convex(self._hull_table[j, heights[j] - 1][:, None], flat[row])  # pairs x pixels
         hidden = np.zeros(flat.shape[:2], bool)
         np.logical_or.at(hidden, row, inside)
         return hidden.reshape(px.shape[:-1])
@@ -320,15 +317,10 @@ class StackModel:
                 found.append(([], []))
                 continue
             # Every nearer stack's outline at every height against the watched pixels in its
-            # tallest outline's box (the lower outlines are inside it; the padded corners
-            # repeat the last one: an edge of no length is on every side).
+            # tallest outline's box (the lower outlines are inside it).
             p = px[watched]
             k, w = np.nonzero(np.all((p >= boxes[near, None, 0]) & (p <= boxes[near, None, 1]), axis=2))
-            a = self._hull_table[near[k]]  # pairs x H x corners x 2
-            b = np.roll(a, -1, axis=2)
-            q = p[w, None, None]
-            cross = (b[..., 0] - a[..., 0]) * (q[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (q[..., 0] - a[..., 0])
-            inside = np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2)  # pairs x H
+            inside = _inside_convex(self._hull_table[near[k]], p[w, None])  # pairs x H
             first = np.full((len(near), len(watched)), H + 1, np.int16)
             first[k, w] = np.where(inside.any(axis=1), inside.argmax(axis=1) + 1, H + 1)
             hides = np.flatnonzero((first <= H).any(axis=1))
