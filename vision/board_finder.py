@@ -815,8 +815,8 @@ def _lens_from_lines(fit: GridFit, model: BoardModel, image_size: tuple[int, int
 
 def rotated(pose: BoardPose, quarter: int, symmetry: int) -> BoardPose:
     """The same pose with the board frame turned by ``quarter`` steps of 360/symmetry degrees."""
-    a = 2 * math.pi * quarter / symmetry
-    Rz = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    Rz = np.eye(3)
+    Rz[:2, :2] = _turning(quarter, symmetry)
     R, _ = cv2.Rodrigues(pose.rvec)
     rvec, _ = cv2.Rodrigues(R @ Rz)
     return BoardPose(pose.camera, rvec.ravel(), pose.tvec, pose.kind, pose.spec)
@@ -835,16 +835,16 @@ def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: 
         if by_pieces is not None:
             return by_pieces, "pieces"
     near, right = _viewer_axes(pose)
-    mids = [_turn(model.white_edge, k, model.symmetry) for k in range(model.symmetry)]
+    mids = [_turning(k, model.symmetry) @ model.white_edge for k in range(model.symmetry)]
     bearings = np.degrees([math.atan2(m @ right, m @ near) for m in mids])
     off = np.abs((bearings - WHITE_SIDE_BEARINGS[white_side] + 180.0) % 360.0 - 180.0)
     return options[int(np.argmin(off))], "white-side"
 
 
-def _turn(xy: np.ndarray, k: int, symmetry: int) -> np.ndarray:
-    """A board-plane point (mm) turned like the board frame of ``rotated(pose, k, symmetry)``."""
+def _turning(k: int, symmetry: int) -> np.ndarray:
+    """The 2 x 2 turn of the board plane by ``k`` steps of 360/symmetry degrees (:func:`rotated`)."""
     a = 2 * math.pi * k / symmetry
-    return np.array([math.cos(a) * xy[0] - math.sin(a) * xy[1], math.sin(a) * xy[0] + math.cos(a) * xy[1]])
+    return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
 
 
 VIEWER_OFF_AXIS = 0.1
@@ -993,14 +993,14 @@ def _three_corner_hypotheses(image: np.ndarray, model: BoardModel, quads: Sequen
     then cuts that corner off.  Three corners of a square and the camera fix its plane
     (P3P), so for each quad, each corner left out and a few likely focal lengths, the
     square is rebuilt; the lock-on forgives the focal length's error."""
-    h, w = image.shape[:2]
+    size = (image.shape[1], image.shape[0])
+    cameras = [CameraModel.from_fov(size, fov).K for fov in THREE_CORNER_FOVS_DEG]
     corners = np.column_stack([model.outline, np.zeros(len(model.outline))])
     out = []
     for quad in quads:
         for lost in range(len(quad)):
             kept = [i for i in range(len(quad)) if i != lost]
-            for fov in THREE_CORNER_FOVS_DEG:
-                K = CameraModel.from_fov((w, h), fov).K
+            for K in cameras:
                 _, rvecs, tvecs = cv2.solveP3P(corners[kept], np.asarray(quad, np.float64)[kept], K, None,
                                                flags=cv2.SOLVEPNP_P3P)
                 for rvec, tvec in zip(rvecs, tvecs):
