@@ -380,12 +380,11 @@ def _built_stacks(cls: type[Attangle]) -> frozenset[str]:
     built = {WHITE, BLACK}
     while True:
         new = set()
-        for target in built:
+        for target in (t for t in built if len(t) < cls.max_height):  # complete stacks are never captured
             mover = other(cls.owner(target))
             units = [u for u in built if cls.owner(u) == mover and len(u) in cls.unit_heights]
-            if len(target) < cls.max_height:
-                new |= {made for a, b in combinations_with_replacement(units, 2)
-                        if board.capture_problem(mover, made := board.captured_stack(target, a, b)) is None}
+            new |= {made for a, b in combinations_with_replacement(units, 2)
+                    if board.capture_problem(mover, made := board.captured_stack(target, a, b)) is None}
         if new <= built:
             return frozenset(built)
         built |= new
