@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import look_at_pose  # noqa: E402
-from rules import GAMES  # noqa: E402
+from rules import GAMES, new_game  # noqa: E402
 from vision.synth.photo import develop, jpeg, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
 from vision.synth.hand import hand_capsules  # noqa: E402
@@ -49,8 +49,6 @@ def make(name: str, seed: int) -> Sample:
             raise SystemExit(f"{name}: {game} cannot build the stacks on {', '.join(cannot)}")
         scene = random_scene(game, rng, points=points, size=SIZE)
     elif name == "crowded-low":
-        from rules import new_game
-
         game = "dame100"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
         cam = scene.pose.camera
