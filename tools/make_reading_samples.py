@@ -72,8 +72,6 @@ def make(name: str, seed: int) -> Sample:
         scene = replace(scene, piece_look="plastic",
                         lighting=replace(scene.lighting, lamp_mm=(x + 500.0, y + 100.0, z - 150.0), lamp_size_mm=150.0))
     elif name == "hand":
-        from rules import new_game
-
         game = "accasta"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
         scene = replace(scene, hand=hand_capsules(np.array([0.0, 0.0, 12.0]), np.array([0.0, 1.0]), 0.6))
