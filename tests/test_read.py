@@ -89,26 +89,28 @@ def test_attangle_five_stacks_never_confidently_wrong():
     assert all(conf < SURE for _, _, conf in wrong("attangle-five").values())
 
 
+def read_scene(name: str) -> tuple[dict, Observation]:
+    """The truth and the reading of a committed scene (samples/scenes/NAME)."""
+    path = SAMPLES.parent / "scenes" / f"{name}.json"
+    truth = json.loads(path.read_text())
+    return truth, StackReader(truth["game"], pose_from_truth(truth)).read(cv2.imread(str(path.with_suffix(".jpg")))).observation
+
+
 @pytest.mark.parametrize("name", ["attangle-1", "attangle-2", "attangle-2008-1", "abande-square-2", "dame100-1",
                                   "accasta-1"])
 def test_only_stacks_the_game_builds_are_read(name):
     """A stack's discs are read together, as the game builds them (Attangle: 1, 3 or 5 high
     with a majority of one; Abande: never two of a colour on top; Dame 100: kings of one
     colour), so a height it never builds is not read and no disc contradicts the rules."""
-    path = SAMPLES.parent / "scenes" / f"{name}.json"
-    truth = json.loads(path.read_text())
+    truth, obs = read_scene(name)
     game = rules.GAMES[truth["game"]]
-    obs = StackReader(truth["game"], pose_from_truth(truth)).read(cv2.imread(str(path.with_suffix(".jpg")))).observation
     assert all(any(rules.Board.stack_fits(s, seen) for s in game.possible_stacks()) for seen in obs.points.values() if seen)
 
 
 def test_the_rules_say_what_a_hidden_disc_is():
     """On this Attangle scene the bottom discs of c1 and c2 are hidden by the stacks in front
     (read disc by disc: ``?wbbb`` and ``?bb``): the discs seen and the rules leave one colour."""
-    path = SAMPLES.parent / "scenes" / "attangle-1.json"
-    truth = json.loads(path.read_text())
-    reader = StackReader("attangle", pose_from_truth(truth))
-    obs = reader.read(cv2.imread(str(path.with_suffix(".jpg")))).observation
+    truth, obs = read_scene("attangle-1")
     assert (obs.points["c1"], obs.points["c2"]) == (truth["points"]["c1"], truth["points"]["c2"]) == ("wwbbb", "wbb")
     assert obs.conf("c2") < 0.6  # as unsure as with the disc unknown: the height could be wrong
 
