@@ -93,7 +93,8 @@ def read_scene(name: str) -> tuple[dict, Observation]:
     """The truth and the reading of a committed scene (samples/scenes/NAME)."""
     path = SAMPLES.parent / "scenes" / f"{name}.json"
     truth = json.loads(path.read_text())
-    return truth, StackReader(truth["game"], pose_from_truth(truth)).read(cv2.imread(str(path.with_suffix(".jpg")))).observation
+    image = cv2.imread(str(path.with_suffix(".jpg")))
+    return truth, StackReader(truth["game"], pose_from_truth(truth)).read(image).observation
 
 
 @pytest.mark.parametrize("name", ["attangle-1", "attangle-2", "attangle-2008-1", "abande-square-2", "dame100-1",
