@@ -105,7 +105,8 @@ def test_only_stacks_the_game_builds_are_read(name):
     colour), so a height it never builds is not read and no disc contradicts the rules."""
     truth, obs = read_scene(name)
     game = rules.GAMES[truth["game"]]
-    assert all(any(rules.Board.stack_fits(s, seen) for s in game.possible_stacks()) for seen in obs.points.values() if seen)
+    stacks = game.possible_stacks()
+    assert all(any(rules.Board.stack_fits(s, seen) for s in stacks) for seen in obs.points.values() if seen)
 
 
 def test_the_rules_say_what_a_hidden_disc_is():

@@ -222,7 +222,8 @@ class StackModel:
                                                             np.full(n, z)]) for z in (0.0, L)], axis=1).reshape(-1, 3))
         side_px = np.hypot(*(foot[1::2] - foot[0::2]).T)
         return np.concatenate(pts, axis=1), [
-            _PointSamples(rim, near, side, front, cap, side_px=float(side_px[i]), directions=outward[i], watched=watched)
+            _PointSamples(rim, near, side, front, cap, side_px=float(side_px[i]), directions=outward[i],
+                          watched=watched)
             for i in range(n)]
 
     def front_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, towards: np.ndarray | float, k: int
@@ -312,7 +313,8 @@ class StackModel:
         for i in range(len(self.names)):
             px = self._block(i)
             lo, hi = px.min(0), px.max(0)
-            near = np.flatnonzero((depth < depth[i]) & ~np.any(boxes[:, 1] < lo, axis=1) & ~np.any(boxes[:, 0] > hi, axis=1))
+            overlap = ~np.any(boxes[:, 1] < lo, axis=1) & ~np.any(boxes[:, 0] > hi, axis=1)
+            near = np.flatnonzero((depth < depth[i]) & overlap)
             if not len(near):
                 found.append(([], []))
                 continue
