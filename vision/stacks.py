@@ -39,6 +39,10 @@ RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
 """Where on the far rim to look, degrees from the direction straight away from the camera."""
 FRONT_ANGLES_DEG = np.array([-40.0, -20.0, 0.0, 20.0, 40.0])
 """Where on a layer's side to read its colour, degrees from the direction towards the camera."""
+FRONT_HEIGHTS = (0.35, 0.65)
+"""At what heights (shares of a layer) the reader's samples of a layer's side are: the height
+model is fitted on their bands (:mod:`vision.heights`).  The colours are read a little higher
+(:data:`vision.placement.COLOUR_HEIGHTS`)."""
 RADIAL_MM = np.arange(-3.5, 3.51, 0.5)
 """Offsets (mm) around an expected outline where its edge is looked for: discs sit a
 few millimetres off their point (:mod:`vision.placement` finds where)."""
@@ -226,14 +230,13 @@ class StackModel:
                           watched=watched)
             for i in range(n)]
 
-    def front_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, towards: np.ndarray | float, k: int
-                 ) -> np.ndarray:
-        """Where layer ``k``'s colour is read on a stack centred at (cx, cy) mm: points (N x 3,
-        mm) on its side facing the camera (``towards``: radians), at two heights in the layer;
-        for arrays of stacks, (stacks x N x 3)."""
+    def front_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, towards: np.ndarray | float, k: int,
+                 heights: tuple[float, ...] = FRONT_HEIGHTS) -> np.ndarray:
+        """Points (N x 3, mm) on the side facing the camera (``towards``: radians) of layer ``k``
+        of a stack centred at (cx, cy) mm, at ``heights`` (shares of the layer); for arrays of
+        stacks, (stacks x N x 3)."""
         a = np.asarray(towards, float)[..., None] + np.radians(FRONT_ANGLES_DEG)
-        return np.concatenate([_circle(cx, cy, self.radius_mm, (k + f) * self.layer_mm, a) for f in (0.35, 0.65)],
-                              axis=-2)
+        return np.concatenate([_circle(cx, cy, self.radius_mm, (k + f) * self.layer_mm, a) for f in heights], axis=-2)
 
     def cap_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, h: np.ndarray | int) -> np.ndarray:
         """Points (N x 3, mm) on the top face of a stack of ``h`` discs centred at (cx, cy) mm
