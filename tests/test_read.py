@@ -259,6 +259,22 @@ def test_an_empty_board_is_not_taken_for_a_blurred_one():
     assert sum(bool(s) for s in reading.observation.points.values()) <= 1
 
 
+def test_a_disc_seen_from_above_that_shows_its_outline_is_never_surely_missed():
+    """Seen from straight above (the benchmark's attraktion-7-0040), the white disc on h5 stands
+    on a white cell with its shadow along its near half: the height evidence takes it for an
+    empty cell, but the rest of its outline shows, so the empty reading is unsure."""
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image, sample_rng
+
+    rng = sample_rng("attraktion", 7, 40)
+    scene = random_scene("attraktion", rng, size=(1280, 720))
+    reading = StackReader("attraktion", scene.pose).read(render_image(scene, random_photo_look(rng), rng))
+    obs = reading.observation
+    assert scene.points["h5"] == "w" and obs.points["h5"] in ("w", "") and obs.conf("h5") < SURE
+    empty = [p for p, s in scene.points.items() if not s]
+    assert sum(obs.points[p] == "" and obs.conf(p) >= SURE for p in empty) >= 0.9 * len(empty)
+
+
 def test_only_layers_the_stacks_in_front_hide_are_read_unknown():
     """Attangle 5-stacks seen low: a ``?`` is read only on a layer the true stacks in front
     hide (:func:`vision.reader.shown_layers` of the true heights), never on one in view."""
