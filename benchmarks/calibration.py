@@ -1,8 +1,8 @@
 """Board finding on rendered scenes: accuracy, orientation, failures and speed.
 
-    python3 benchmarks/calibration.py [--count 20] [--seed 4] [--jobs 2] [--cache DIR]
+    python3 benchmarks/calibration.py [--count 20] [--seed 4] [--jobs 2] [--cache DIR] [--size 1280x720]
 
-Renders ``count`` random scenes per game at 1280x720 (all ten games, so both boards and
+Renders ``count`` random scenes per game at ``--size`` (all ten games, so both boards and
 every camera placement of the renderer: 30-70 degrees and straight above, any side of the
 board), plus ``count // 4`` per game with the camera on White's side, and caches them
 in ``--cache`` (rendering is the slow part).  Then for every image it finds the board
@@ -42,19 +42,19 @@ from vision.synth.photo import jpeg, random_photo_look  # noqa: E402
 from vision.synth.rig import random_pose  # noqa: E402
 from vision.synth.scene import pose_from_truth, random_scene, render_image, sample_rng, scene_truth  # noqa: E402
 from vision.tracking import ProbeSet  # noqa: E402
+from tacticblue.commands.scenes import frame_size  # noqa: E402
 
-SIZE = (1280, 720)
 WRONG_PX = 10.0
 
 
-def render_one(task: tuple[str, int, int, bool, str]) -> str | None:
+def render_one(task: tuple[str, int, int, bool, str, tuple[int, int]]) -> str | None:
     """Render one scene (image + truth) into the cache unless it is there already (None if it cannot be)."""
-    game, seed, index, white_side, out = task
-    name = f"{game}-{seed}-{index:04d}{'-white25' if white_side else ''}"
+    game, seed, index, white_side, out, size = task
+    name = f"{game}-{seed}-{index:04d}{'-white25' if white_side else ''}-{size[0]}x{size[1]}"
     if (Path(out) / f"{name}.json").is_file():
         return name
     rng = sample_rng(game, seed + (1000 if white_side else 0), index)
-    scene = random_scene(game, rng, size=SIZE)
+    scene = random_scene(game, rng, size=size)
     if white_side:  # a camera behind White's edge, as players usually set it up
         info = game_info(game)
         tallest = max(1, *map(len, scene.points.values())) * scene.spec.piece_height_mm
@@ -113,15 +113,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2, help="rendering processes (default 2)")
     ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tacticblue-calibration-scenes"))
+    ap.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
     args = ap.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
-    tasks = [(g, args.seed, i, False, str(cache)) for g in GAME_NAMES for i in range(args.count)]
-    tasks += [(g, args.seed, i, True, str(cache)) for g in GAME_NAMES for i in range(max(1, args.count // 4))]
+    tasks = [(g, args.seed, i, False, str(cache), args.size) for g in GAME_NAMES for i in range(args.count)]
+    tasks += [(g, args.seed, i, True, str(cache), args.size)
+              for g in GAME_NAMES for i in range(max(1, args.count // 4))]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
         names = [n for n in pool.map(render_one, tasks) if n is not None]
-    print(f"{len(names)} scenes at {SIZE[0]}x{SIZE[1]} in {cache} (rendered/loaded in {time.perf_counter() - t0:.0f} s)")
+    w, h = args.size
+    print(f"{len(names)} scenes at {w}x{h} in {cache} (rendered/loaded in {time.perf_counter() - t0:.0f} s)")
     cv2.setNumThreads(1)  # timings on one core
     results = [evaluate(cache / n) for n in names]
     for kind in ("hex", "square"):

@@ -9,7 +9,8 @@ from pathlib import Path
 from tacticblue.commands import CLIError, print_json
 
 
-def _size(text: str) -> tuple[int, int]:
+def frame_size(text: str) -> tuple[int, int]:
+    """A frame size written ``WxH`` (an argparse type)."""
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--count", "-n", type=int, default=1, help="number of images (default 1)")
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="output folder (created)")
-    p.add_argument("--size", type=_size, metavar="WxH", help="image size (default: random 720p..1080p)")
+    p.add_argument("--size", type=frame_size, metavar="WxH", help="image size (default: random 720p..1080p)")
     p.add_argument("--top-down", choices=("yes", "no", "auto"), default="auto",
                    help="camera straight above the board (auto: sometimes, for flat games)")
     p.add_argument("--look", metavar="NAME", help="board colour scheme (default random)")
@@ -91,7 +92,7 @@ def _add_video_parser(ssub: argparse._SubParsersAction) -> None:
     src.add_argument("--turns", type=int, default=10, help="otherwise play this many random legal turns (default 10)")
     p.add_argument("--first", type=int, metavar="N", help="film only the first N turns of the record")
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
+    p.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
     p.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
     p.add_argument("--out", "-o", type=Path, required=True, metavar="FILE.mp4", help="the video to write")
     p.add_argument("--look", metavar="NAME", help="board colour scheme (default random)")
