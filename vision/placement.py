@@ -29,14 +29,6 @@ PRIOR = 0.6
 """How strongly an offset is pulled to 0, against one clear edge's pull (a ridge term)."""
 INLIER_MM = 1.0
 """An edge this far from where the fitted offset puts it is left out of the second fit."""
-COLOUR_HEIGHTS = (0.45, 0.75)
-"""At what heights (shares of a layer) a layer's colour is read on its side: above its middle,
-away from its foot, where blur and the groove's shade bring in the colour of the disc below
-(rendered stacks: the change of colour between two discs is 0.3 mm above their joint when the
-lower disc is white).  On 240 scenes not in the benchmark (Attangle, Attangle square and
-Accasta, seed 303), reading at 0.35 and 0.65 of the layer, as the height evidence samples it
-(:data:`vision.stacks.FRONT_HEIGHTS`), read 44 stacks' discs wrong, at 0.45 and 0.75 36 (seven other
-pairs between 0.4 and 0.85: 36-41)."""
 FEATURES = ("fit_rim", "fit_above_rim", "fit_foot", "fit_near_min", "fit_offset", "fit_residual")
 """Per height: the far rim's edge where the offset puts it, the far rim's one layer higher,
 the foot's front edge, the weakest of the grooves and the top's near rim, the offset's length
@@ -135,18 +127,17 @@ def stack_colours(model: StackModel, frame: FrameSamples, heights: np.ndarray, o
                   ) -> StackColours | None:
     """The colours of every stack of ``heights``, read at its real place (``offsets``: points x
     2, mm), the layers' and the top face's in the order of the reader's samples, so their
-    visibility masks apply (a layer's side, read at :data:`COLOUR_HEIGHTS`, takes those of the
-    reader's samples of it at the same angles, a tenth of a layer lower); None where there is
-    no stack (or no filtered frame)."""
+    visibility masks apply (a layer's side, read at :data:`vision.stacks.COLOUR_HEIGHTS`, takes
+    those of the reader's samples of it at the same angles, a tenth of a layer lower); None where
+    there is no stack (or no filtered frame)."""
     todo = np.flatnonzero(heights > 0)
     if frame.crop is None or not len(todo):
         return None
     (cx, cy), h = (model.centres_mm[todo] + offsets[todo]).T, heights[todo]
     shift = np.column_stack([offsets[todo], np.zeros(len(todo))])[:, None]
     start = model.starts[todo][:, None]
-    layers = np.stack([model.front_mm(cx, cy, model.towards[todo], k, COLOUR_HEIGHTS) for k in range(model.max_height)],
-                      axis=1)
-    # The reader's own samples of the top face, moved to where the stack stands.
+    # The samples of the layers' colours and the top face, moved to where the stack stands.
+    layers = model.colour_mm[todo] + shift[..., None, :]
     parts = [layers, model.bank_mm[start + model.cap_index[h]] + shift, model.cap_rims_mm(cx, cy, h)]
     px = model.pose.project(np.concatenate([p.reshape(-1, 3) for p in parts]))
     ends = np.cumsum([p[..., 0].size for p in parts])[:-1]
