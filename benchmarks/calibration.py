@@ -50,7 +50,7 @@ WRONG_PX = 10.0
 def render_one(task: tuple[str, int, int, bool, str, tuple[int, int]]) -> str | None:
     """Render one scene (image + truth) into the cache unless it is there already (None if it cannot be)."""
     game, seed, index, white_side, out, size = task
-    name = f"{game}-{seed}-{index:04d}{'-white25' if white_side else ''}-{size[0]}x{size[1]}"
+    name = f"{game}-{seed}-{index:04d}-{size[0]}x{size[1]}{'-white25' if white_side else ''}"
     if (Path(out) / f"{name}.json").is_file():
         return name
     rng = sample_rng(game, seed + (1000 if white_side else 0), index)
