@@ -264,20 +264,40 @@ def test_whites_side_as_the_camera_sees_it_names_the_points(name, side):
     assert min(error(other) for other in ("near", "far", "left", "right") if other != side) > 50
 
 
+def benchmark_frame(game: str, seed: int, index: int, size: tuple[int, int]) -> tuple[BoardPose, np.ndarray]:
+    """The true pose and the JPEG-decoded frame of a rendered benchmark scene (as
+    ``render_samples`` and benchmarks/calibration.py draw image ``index`` of ``seed``)."""
+    from vision.synth.photo import jpeg
+
+    rng = sample_rng(game, seed, index)
+    scene = random_scene(game, rng, size=size)
+    photo = random_photo_look(rng)
+    image = cv2.imdecode(np.frombuffer(jpeg(render_image(scene, photo, rng), photo.jpeg_quality), np.uint8),
+                         cv2.IMREAD_COLOR)
+    return scene.pose, image
+
+
+def assert_found(game: str, image: np.ndarray, truth: BoardPose, camera=None) -> None:
+    """The board is found in ``image`` with every point within 2 px of ``truth``."""
+    from vision.tracking import nearest_orientation
+
+    pose = nearest_orientation(find_board(image, truth.kind, camera), truth, board_model(truth.kind))
+    geometry = rules.GAMES[game].geometry
+    got, want = pose.point_pixels(geometry), truth.point_pixels(geometry)
+    assert max(np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want) < 2.0
+
+
 def test_a_square_board_on_a_checked_cloth_whose_far_corner_is_lost_is_found():
     """A small board on a red and white checked cloth (benchmark scene abande-square 7/4): the
     cloth's lines run into the border's far corner, the outline's hull cuts that corner off,
     and the border is rebuilt from its other three corners."""
-    from vision.synth.photo import jpeg
-    from vision.tracking import nearest_orientation
+    truth, image = benchmark_frame("abande-square", 7, 4, (1280, 720))
+    assert_found("abande-square", image, truth)
 
-    rng = sample_rng("abande-square", 7, 4)  # as render_samples draws its fifth image
-    scene = random_scene("abande-square", rng, size=(1280, 720))
-    photo = random_photo_look(rng)
-    image = cv2.imdecode(np.frombuffer(jpeg(render_image(scene, photo, rng), photo.jpeg_quality), np.uint8),
-                         cv2.IMREAD_COLOR)
-    truth = scene.pose
-    pose = nearest_orientation(find_board(image, "square"), truth, board_model("square"))
-    geometry = rules.GAMES["abande-square"].geometry
-    got, want = pose.point_pixels(geometry), truth.point_pixels(geometry)
-    assert max(np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want) < 2.0
+
+@pytest.mark.parametrize("game, index", [("alva", 5), ("alva", 8)])
+def test_a_webcam_frame_of_640x480_is_searched_for_the_outline_at_1280(game, index):
+    """Scenes of the calibration benchmark at 640x480 (seed 4) whose border the outline search
+    lost at 640 px wide: a wooden board on a wooden table (5), and one on a checked cloth (8)."""
+    truth, image = benchmark_frame(game, 4, index, (640, 480))
+    assert_found(game, image, truth, truth.camera)
