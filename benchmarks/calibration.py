@@ -36,13 +36,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from tacticblue.commands.scenes import frame_size  # noqa: E402
 from vision.board_finder import BoardNotFound, board_model, locate_board, rotated  # noqa: E402
 from vision.synth.games import GAME_NAMES, game_info  # noqa: E402
 from vision.synth.photo import jpeg, random_photo_look  # noqa: E402
 from vision.synth.rig import random_pose  # noqa: E402
 from vision.synth.scene import pose_from_truth, random_scene, render_image, sample_rng, scene_truth  # noqa: E402
 from vision.tracking import ProbeSet  # noqa: E402
-from tacticblue.commands.scenes import frame_size  # noqa: E402
 
 WRONG_PX = 10.0
 
