@@ -78,14 +78,15 @@ def fit(data: dict[str, np.ndarray], hidden: int = HIDDEN, l2: float = L2, steps
     mask = np.arange(X.shape[1])[None] < data["nh"][:, None]
     mean = X[mask].mean(0)
     std = X[mask].std(0) + 1e-6
-    X = (X - mean) / std
+    X = ((X - mean) / std).astype(np.float32)  # single precision: twice as fast, the same fit
     N, _, F = X.shape
     rng = np.random.default_rng(seed)
     P = {"W1": rng.normal(0, 0.3, (F, hidden)), "b1": np.zeros(hidden), "w2": rng.normal(0, 0.3, hidden),
          "v": np.zeros(F)}
+    P = {k: a.astype(np.float32) for k, a in P.items()}
     M = {k: np.zeros_like(a) for k, a in P.items()}
     V = {k: np.zeros_like(a) for k, a in P.items()}
-    Y = np.zeros(mask.shape)
+    Y = np.zeros(mask.shape, np.float32)
     Y[np.arange(N), y] = 1
     for t in range(1, steps + 1):
         s, h = _scores(P, X)
