@@ -275,22 +275,6 @@ def test_a_disc_seen_from_above_that_shows_its_outline_is_never_surely_missed():
     assert sum(obs.points[p] == "" and obs.conf(p) >= SURE for p in empty) >= 0.9 * len(empty)
 
 
-@pytest.mark.parametrize("game, index, point", [("abande", 36, "g4"), ("accasta", 117, "d5")])
-def test_a_stack_whose_top_face_merges_with_the_board_behind_is_read_at_its_height(game: str, index: int, point: str):
-    """Rendered scenes outside the benchmark (seed 303): a ``bbw`` on a pale board whose white top
-    face hardly stands out against the board behind, and a ``wwbw``; both were read a single
-    disc (``b`` at 0.72, ``w`` at 0.40), the top face of one disc there straddling the sides of
-    discs of both colours (:data:`vision.stacks.UNLIKE_SAMPLE`)."""
-    from vision.synth.photo import random_photo_look
-    from vision.synth.scene import random_scene, render_image, sample_rng
-
-    rng = sample_rng(game, 303, index)
-    scene = random_scene(game, rng, size=(1280, 720))
-    obs = StackReader(game, scene.pose).read(render_image(scene, random_photo_look(rng), rng)).observation
-    assert obs.points[point] == scene.points[point], (obs.points[point], obs.conf(point))
-    assert obs.conf(point) >= SURE
-
-
 def test_only_layers_the_stacks_in_front_hide_are_read_unknown():
     """Attangle 5-stacks seen low: a ``?`` is read only on a layer the true stacks in front
     hide (:func:`vision.reader.shown_layers` of the true heights), never on one in view."""

@@ -505,32 +505,16 @@ def outline_evidence(model: StackModel, frame: FrameSamples, points: np.ndarray,
     return out
 
 
-UNLIKE_SAMPLE = 0.3
-"""A sample whose colour differs from its band's median by more than this (the sum over the
-channels of the absolute differences, 0..3) is unlike it: a black disc's side against a white
-one's differs by 1.5-2.5.  On the height model's 1,745 fitting stills (the ten games), 0.1% of
-top faces at their stack's right height have an unlike sample, 45% at a height one off."""
-
-
 def band_colours(model: StackModel, frame: FrameSamples, points: np.ndarray, vis: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Median colour (points x bands x 3), spread and share of unlike samples (each points x
-    bands) of each of ``points``' visible front bands and top faces (:attr:`StackModel.band_index`
-    order); NaN where nothing of a band is visible.
-
-    The spread is the median sample's difference from the median colour: a band's texture and
-    shading.  The unlike share is that of samples differing from it by more than
-    :data:`UNLIKE_SAMPLE`: a top face guessed too low or too high straddles the side of a
-    disc of the other colour, or the board behind, in a part of its samples that a median hides."""
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Median colour (points x bands x 3) and spread (points x bands) of each of ``points``'
+    visible front bands and top faces (:attr:`StackModel.band_index` order); NaN where nothing
+    of a band is visible."""
     idx, valid = model.band_index, model.band_valid
     c = frame.colour[model.starts[points][:, None, None] + idx[None]]
     c[~(valid[None] & vis[:, idx])] = np.nan
     med = nan_percentile(c, 50, axis=-2)
-    off = channel_sum(np.abs(c - med[..., None, :]))
-    seen = ~np.isnan(off)
-    with np.errstate(invalid="ignore"):
-        unlike = np.sum(off > UNLIKE_SAMPLE, axis=-1) / np.where(seen.any(-1), seen.sum(-1), np.nan)
-    return med, nan_percentile(off, 50), unlike
+    return med, nan_percentile(channel_sum(np.abs(c - med[..., None, :])), 50)
 
 
 def nan_percentile(a: np.ndarray, q: float, axis: int = -1) -> np.ndarray:
