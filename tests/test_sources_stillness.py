@@ -39,6 +39,7 @@ def test_video_source_yields_every_frame_with_times_and_says_why_it_ended(tmp_pa
     assert got[10].t == pytest.approx(0.5)
     assert src.ended_by == "end of video"
     assert got[0].image.shape == (360, 640, 3)
+    assert src.size == (640, 360) and src.note is None  # a recording keeps its own size
 
 
 def test_folder_source_reads_frames_in_name_order(tmp_path):

@@ -26,6 +26,17 @@ def add_game_argument(parser: argparse.ArgumentParser, required: bool = True) ->
     )
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """A frame size written ``WxH`` (an argparse type)."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must look like 1280x720, not {text!r}") from None
+    if not (64 <= w <= 4096 and 64 <= h <= 4096):
+        raise argparse.ArgumentTypeError("width and height must be 64..4096 pixels")
+    return w, h
+
+
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")

@@ -24,11 +24,11 @@ from typing import Any, Iterator
 from rules import Board, new_game
 from rules.base import Outcome
 from rules.infer import Observation
-from tacticblue.commands import CLIError, add_game_argument
+from tacticblue.commands import CLIError, add_game_argument, frame_size
 from tacticblue.commands.panel import add_led_arguments, open_game_panel
 from tacticblue.journal import Journal, JournalError, export_record, replay_journal
 from tacticblue.session import Event, Reading, Session
-from tacticblue.sources import Frame, FrameSource, SourceError, open_source
+from tacticblue.sources import CAMERA_SIZE, Frame, FrameSource, SourceError, open_source
 from tacticblue.stillness import StillnessDetector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +62,7 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
                    help="for synthetic videos (`tacticblue scenes video`): take the stacks from the video's "
                         "ground truth instead of reading them, to check the loop and the referee apart from vision")
     add_led_arguments(p)
+    p.set_defaults(camera_size=CAMERA_SIZE)  # a camera index given to replay
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,6 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "Keys (window or terminal): d = turn done, u = undo, p = pass, 1-9 = confirm "
                                    "a candidate, e = export the record, q = quit.")
     p.add_argument("--camera", default="0", metavar="N", help="camera index (default 0)")
+    p.add_argument("--camera-size", type=camera_size, default=CAMERA_SIZE, metavar="WxH",
+                   help="frame size to ask of the camera (default %dx%d; 'native': the camera's own)" % CAMERA_SIZE)
     add_live_options(p)
     p.set_defaults(func=lambda a: run(a, a.camera, recording=False))
 
@@ -84,6 +87,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Referee the bundled recording of the Accasta rulebook game.")
     add_live_options(p)
     p.set_defaults(func=cmd_demo, game=None)
+
+
+def camera_size(text: str) -> tuple[int, int] | None:
+    """``--camera-size``: ``WxH``, or ``native`` (None) for the camera's own default."""
+    return None if text.lower() == "native" else frame_size(text)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -257,11 +265,14 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # our own one-line errors say it
     try:
-        source: FrameSource = ObservationLog(Path(spec)) if is_log else open_source(spec)
+        source: FrameSource = (ObservationLog(Path(spec)) if is_log else
+                               open_source(spec, args.camera_size))
     except SourceError as e:
         raise CLIError(str(e)) from None
     board, journal, notes = open_game(args)
     session: Session | None = None
+    if source.note:
+        notes.append(source.note)
     if headless:
         notes.append("no display for the window: the events are printed as lines (as with --no-window)")
     if args.truth is not None and not is_log:

@@ -6,18 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from tacticblue.commands import CLIError, print_json
-
-
-def frame_size(text: str) -> tuple[int, int]:
-    """A frame size written ``WxH`` (an argparse type)."""
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size must look like 1280x720, not {text!r}") from None
-    if not (64 <= w <= 4096 and 64 <= h <= 4096):
-        raise argparse.ArgumentTypeError("width and height must be 64..4096 pixels")
-    return w, h
+from tacticblue.commands import CLIError, frame_size, print_json
 
 
 def _game(text: str) -> str:
