@@ -142,6 +142,15 @@ class Geometry:
     def opposite(self, d: int) -> int:
         return (d + len(self.directions) // 2) % len(self.directions)
 
+    def on_cells(self) -> tuple[bool, ...]:
+        """Per point, whether it is the middle of a cell of the square side (not an intersection,
+        not a point of the hex side): the board around it is the cell's one colour.
+
+        >>> square_cells(10).on_cells()[:2], square_intersections(9).on_cells()[:2]
+        ((True, True), (False, False))
+        """
+        return tuple(self.kind == "square" and x % 2 == 1 for x, _ in self.lattice)
+
     def shades(self) -> tuple[int, ...]:
         """Per point, 1 on a dark cell of the square side, else 0 (a light cell, an intersection,
         a point of the hex side): empty points of one shade look alike.
@@ -149,7 +158,7 @@ class Geometry:
         >>> square_cells(10).shades()[:3], square_intersections(9).shades()[:2]
         ((1, 0, 1), (0, 0))
         """
-        return tuple(int(self.kind == "square" and x % 2 == 1 and (x + y) // 2 % 2 == 1) for x, y in self.lattice)
+        return tuple(int(cell and (x + y) // 2 % 2 == 1) for cell, (x, y) in zip(self.on_cells(), self.lattice))
 
     def positions_mm(self, spec: BoardSpec = DEFAULT_SPEC) -> dict[str, tuple[float, float]]:
         """Every point's (x, y) on the board plane in millimetres (see module docstring)."""

@@ -259,6 +259,25 @@ def test_an_empty_board_is_not_taken_for_a_blurred_one():
     assert sum(bool(s) for s in reading.observation.points.values()) <= 1
 
 
+def test_a_black_disc_on_a_dark_cell_seen_from_above_is_never_surely_missed():
+    """Seen from straight above (the benchmark's attraktion-7-0030), the black discs on e5 and f8
+    show hardly any outline against their dark cells and are read empty, but they are darker
+    than the cells around them, so the empty readings are unsure (a move the rules explain may
+    overrule them); the empty dark cells stay sure."""
+    from rules.infer import LOW_CONFIDENCE
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image, sample_rng
+
+    rng = sample_rng("attraktion", 7, 30)
+    scene = random_scene("attraktion", rng, size=(1280, 720))
+    reader = StackReader("attraktion", scene.pose)
+    obs = reader.read(render_image(scene, random_photo_look(rng), rng)).observation
+    for p in ("e5", "f8"):
+        assert scene.points[p] == "b" and obs.points[p] in ("b", "") and obs.conf(p) < LOW_CONFIDENCE
+    dark = [p for p, shade in zip(reader.model.names, reader.model.shades) if shade and not scene.points[p]]
+    assert len(dark) >= 20 and all(obs.points[p] == "" and obs.conf(p) >= SURE for p in dark)
+
+
 def test_a_disc_seen_from_above_that_shows_its_outline_is_never_surely_missed():
     """Seen from straight above (the benchmark's attraktion-7-0040), the white disc on h5 stands
     on a white cell with its shadow along its near half: the height evidence takes it for an

@@ -67,6 +67,10 @@ black top can mirror a lamp and look as light as a white one, but its rounded ed
 other ways, stays dark (:mod:`vision.reader` takes the darkest of the three readings)."""
 CAP_RIM_ANGLES_DEG = np.arange(0.0, 360.0, 15.0)
 """Where on those rings to read (degrees, board frame)."""
+SURROUND_MM = 21.0
+"""How far from a cell's middle (mm) the cell's own colour is read, on its two diagonals
+nearest the camera: beyond a disc set off its point (14.5 + 2.5 mm), so the disc's side
+does not cover them, and inside the 38 mm cell, whose corners are 26.9 mm away."""
 SILHOUETTE_MARGIN_MM = 2.5
 """Discs sit up to about this far off their point: nearer stacks are drawn this much larger."""
 
@@ -180,6 +184,13 @@ class StackModel:
         """Where each layer's colour is read on a stack on each point (points x H x samples x 3,
         mm; the samples as in :attr:`front_index`)."""
         self.side_px = np.array([ps.side_px for ps in self.points])
+        self.on_cells = np.array(geometry.on_cells())
+        """Per point, :meth:`rules.geometry.Geometry.on_cells`."""
+        diagonals = np.radians(45.0 + 90.0 * np.arange(4))
+        turn = np.abs((diagonals[None] - self.towards[:, None] + math.pi) % (2 * math.pi) - math.pi)
+        surround = _circle(*self.centres_mm.T, SURROUND_MM, 0.0, diagonals[np.argsort(turn, axis=1)[:, :2]])
+        self.surround_px = pose.project(surround.reshape(-1, 3)).reshape(len(self.names), 2, 2).astype(np.float32)
+        """Per point, two pixels of the board :data:`SURROUND_MM` from it, towards the camera (points x 2 x 2)."""
         self.shades = np.array(geometry.shades())
         """Per point, :meth:`rules.geometry.Geometry.shades`: empty points of one shade look alike."""
         self.directions = np.stack([ps.directions for ps in self.points])
