@@ -150,8 +150,9 @@ class StackReader:
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             hidden = hand[px[:, 1], px[:, 0]]
         heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold)
-        empty_trust = (_empty_trust(model, frame, heights, prob, masks) * _outline_trust(model, frame, heights, masks)
-                       * _cell_trust(model, frame, heights, masks))
+        board = _board_colours(model, frame, masks)
+        empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)
+                       * _cell_trust(model, frame, board, heights))
         # Colours are read where each stack seems to stand and where its point is: where
         # the two disagree, the offset found decides the colour, and the disc is unsure.
         readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at))
@@ -204,16 +205,20 @@ class StackReader:
         return Reading(self.game, Observation(points, sure), True)
 
 
-def _empty_trust(model: StackModel, frame: FrameSamples, heights: np.ndarray, prob: np.ndarray, masks: np.ndarray
-                 ) -> np.ndarray:
-    """Per point, how far an empty reading there can be trusted (:data:`UNLIKE_EMPTY_TRUST`..1)
-    for how unlike the sure empty points of its shade the board at the point looks (the
-    largest channel difference of their median colours, 0..1, and the ratio of their
-    brightnesses; trusted fully where there are fewer than three to compare with)."""
+def _board_colours(model: StackModel, frame: FrameSamples, masks: np.ndarray) -> np.ndarray:
+    """Per point, the colours (BGR 0..1) of its samples of the board at the point (points x
+    samples x 3), NaN where nearer stacks hide them (``masks``)."""
     cap = model.cap_index[0]
-    seen = masks[:, cap]
-    colour = np.where(seen[..., None], frame.colour[model.starts[:, None] + cap[None]], np.nan)
-    look = nan_percentile(colour, 50, axis=1)
+    return np.where(masks[:, cap, None], frame.colour[model.starts[:, None] + cap[None]], np.nan)
+
+
+def _empty_trust(model: StackModel, board: np.ndarray, heights: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """Per point, how far an empty reading there can be trusted (:data:`UNLIKE_EMPTY_TRUST`..1)
+    for how unlike the sure empty points of its shade the board at the point (``board``:
+    :func:`_board_colours`) looks (the largest channel difference of their median colours,
+    0..1, and the ratio of their brightnesses; trusted fully where there are fewer than
+    three to compare with)."""
+    look = nan_percentile(board, 50, axis=1)
     unlike, ratio = np.zeros(len(model.names)), np.zeros(len(model.names))
     for shade in np.unique(model.shades):
         ones = model.shades == shade
@@ -237,10 +242,10 @@ def _outline_trust(model: StackModel, frame: FrameSamples, heights: np.ndarray, 
     return trust
 
 
-def _cell_trust(model: StackModel, frame: FrameSamples, heights: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def _cell_trust(model: StackModel, frame: FrameSamples, board: np.ndarray, heights: np.ndarray) -> np.ndarray:
     """Per point, how far an empty reading there can be trusted for how much darker the board
-    at the point looks than its own cell around it (:data:`CELL_DARKER`; 1 off the cells, and
-    where nearer stacks hide either)."""
+    at the point (``board``: :func:`_board_colours`) looks than its own cell around it
+    (:data:`CELL_DARKER`; 1 off the cells, and where nearer stacks hide either)."""
     trust = np.ones(len(model.names))
     at = np.flatnonzero(model.on_cells & (heights == 0))
     if frame.crop is None or not len(at):
@@ -248,8 +253,7 @@ def _cell_trust(model: StackModel, frame: FrameSamples, heights: np.ndarray, mas
     px = model.surround_px[at]
     around = brightness(frame.crop.colours(px.reshape(-1, 2)).reshape(len(at), 2, 3) / 255.0)
     around = np.where(model.hidden_by_nearer(at, px, heights), np.nan, around)
-    cap = model.cap_index[0]
-    middle = np.where(masks[at][:, cap], brightness(frame.colour[model.starts[at, None] + cap]), np.nan)
+    middle = brightness(board[at])
     darker = np.log((np.fmax(around[:, 0], around[:, 1]) + DARKEST) / (nan_percentile(middle, 50) + DARKEST))
     trust[at] = _trust(np.nan_to_num(darker), CELL_DARKER)
     return trust
