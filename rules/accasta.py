@@ -118,6 +118,7 @@ class Accasta(Board[AccastaTurn]):
     title = "Accasta (Pari)"
     geometry = GEOMETRY
     max_height = 2 * MAX_PER_COLOUR
+    discs_per_player = sum(map(len, START[WHITE].values()))
 
     @classmethod
     def can_stand(cls, stack: str) -> bool:

@@ -80,6 +80,10 @@ class Board(ABC, Generic[TurnT]):
     first_player: ClassVar[Colour] = WHITE
     max_height: ClassVar[int] = 1
     """Highest stack the game can build (vision tests only heights up to this)."""
+    discs_per_player: ClassVar[int | None] = None
+    """How many discs of each colour every position of the game holds, when no turn ever adds
+    or removes one (Accasta); ``None`` where placing or capturing changes the count.  Vision
+    makes the heights it reads add up to it."""
     _state_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:

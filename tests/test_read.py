@@ -4,6 +4,7 @@ tools/make_reading_samples.py) and on bad input, through the library and the CLI
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -14,10 +15,12 @@ import pytest
 import rules
 from calibration.board_file import BoardCalibration
 from calibration.camera import BoardPose, CameraModel
-from rules.infer import Observation
-from vision.heights import height_model
+from rules.infer import LOW_CONFIDENCE, Observation
+from vision.heights import height_model, read_heights
 from vision.reader import Reading, StackReader, shown_layers
-from vision.synth.scene import pose_from_truth
+from vision.stacks import FrameSamples
+from vision.synth.photo import random_photo_look
+from vision.synth.scene import Scene, pose_from_truth, random_scene, render_image, sample_rng
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "reading"
 
@@ -38,6 +41,16 @@ def wrong(name: str) -> dict[str, tuple[str, str | None, float]]:
     truth = sample(name)[1]["points"]
     obs = read(name).observation
     return {p: (s, obs.points.get(p), obs.conf(p)) for p, s in truth.items() if obs.points.get(p) != s}
+
+
+def benchmark_scene(game: str, index: int, points: dict[str, str] | None = None) -> tuple[Scene, np.ndarray]:
+    """The benchmark's scene ``index`` of ``game`` (``benchmarks/vision.py``: seed 7, 1280x720)
+    and its picture, rendered here; ``points`` puts another position in it."""
+    rng = sample_rng(game, 7, index)
+    scene = random_scene(game, rng, size=(1280, 720))
+    if points is not None:
+        scene = replace(scene, points=points)
+    return scene, render_image(scene, random_photo_look(rng), rng)
 
 
 SURE = 0.7
@@ -248,13 +261,9 @@ def test_an_empty_board_is_read_as_empty(game, seed):
 def test_an_empty_board_is_not_taken_for_a_blurred_one():
     """The sharpness of a frame is that of the board (its cells), not of the pieces on it: a
     sharp photo of an empty board (the benchmark's attraktion-7-0029) is read, and read empty."""
-    from vision.synth.photo import random_photo_look
-    from vision.synth.scene import random_scene, render_image, sample_rng
-
-    rng = sample_rng("attraktion", 7, 29)
-    scene = random_scene("attraktion", rng, size=(1280, 720))
+    scene, image = benchmark_scene("attraktion", 29)
     assert not any(scene.points.values())
-    reading = StackReader("attraktion", scene.pose).read(render_image(scene, random_photo_look(rng), rng))
+    reading = StackReader("attraktion", scene.pose).read(image)
     assert reading.readable, reading.reason
     assert sum(bool(s) for s in reading.observation.points.values()) <= 1
 
@@ -264,14 +273,9 @@ def test_a_black_disc_on_a_dark_cell_seen_from_above_is_never_surely_missed():
     show hardly any outline against their dark cells and are read empty, but they are darker
     than the cells around them, so the empty readings are unsure (a move the rules explain may
     overrule them); the empty dark cells stay sure."""
-    from rules.infer import LOW_CONFIDENCE
-    from vision.synth.photo import random_photo_look
-    from vision.synth.scene import random_scene, render_image, sample_rng
-
-    rng = sample_rng("attraktion", 7, 30)
-    scene = random_scene("attraktion", rng, size=(1280, 720))
+    scene, image = benchmark_scene("attraktion", 30)
     reader = StackReader("attraktion", scene.pose)
-    obs = reader.read(render_image(scene, random_photo_look(rng), rng)).observation
+    obs = reader.read(image).observation
     for p in ("e5", "f8"):
         assert scene.points[p] == "b" and obs.points[p] in ("b", "") and obs.conf(p) < LOW_CONFIDENCE
     dark = [p for p, shade in zip(reader.model.names, reader.model.shades) if shade and not scene.points[p]]
@@ -282,16 +286,45 @@ def test_a_disc_seen_from_above_that_shows_its_outline_is_never_surely_missed():
     """Seen from straight above (the benchmark's attraktion-7-0040), the white disc on h5 stands
     on a white cell with its shadow along its near half: the height evidence takes it for an
     empty cell, but the rest of its outline shows, so the empty reading is unsure."""
-    from vision.synth.photo import random_photo_look
-    from vision.synth.scene import random_scene, render_image, sample_rng
-
-    rng = sample_rng("attraktion", 7, 40)
-    scene = random_scene("attraktion", rng, size=(1280, 720))
-    reading = StackReader("attraktion", scene.pose).read(render_image(scene, random_photo_look(rng), rng))
+    scene, image = benchmark_scene("attraktion", 40)
+    reading = StackReader("attraktion", scene.pose).read(image)
     obs = reading.observation
     assert scene.points["h5"] == "w" and obs.points["h5"] in ("w", "") and obs.conf("h5") < SURE
     empty = [p for p, s in scene.points.items() if not s]
     assert sum(obs.points[p] == "" and obs.conf(p) >= SURE for p in empty) >= 0.9 * len(empty)
+
+
+def test_accasta_heights_add_up_to_its_forty_discs():
+    """Accasta never adds or removes a disc.  In the benchmark's accasta-7-0075 two single
+    discs, a1 and c5, look like stacks of two point by point (the board then holds 42 discs);
+    the likeliest heights that add up to 40 read every stack right."""
+    scene, image = benchmark_scene("accasta", 75)
+    reader = StackReader("accasta", scene.pose)
+    model = reader.model
+    alone, *_ = read_heights(model, FrameSamples.of(model, image), reader.heights, fold=reader.shapes.fold)
+    truth = np.array([len(scene.points[n]) for n in model.names])
+    assert alone.sum() > 40 and [model.names[i] for i in np.flatnonzero(alone != truth)] == ["a1", "c5"]
+    assert reader.read(image).observation.points == scene.points
+
+
+def test_a_disc_off_an_accasta_board_is_never_surely_put_back():
+    """The same scene with one disc taken off b3 (39 discs): the count may move a height,
+    but never surely."""
+    points = dict(benchmark_scene("accasta", 75)[0].points)
+    points["b3"] = points["b3"][:-1]
+    scene, image = benchmark_scene("accasta", 75, points)
+    obs = StackReader("accasta", scene.pose).read(image).observation
+    assert all(obs.conf(p) < LOW_CONFIDENCE for p, s in points.items() if obs.points.get(p) != s)
+
+
+def test_accasta_discs_nothing_shows_are_what_the_count_leaves():
+    """In the benchmark's accasta-7-0095 the stacks in front hide the bottom discs of g1, g2 and
+    g3 (each read ``?bb``), but the board then shows all 20 white discs: the three are black.
+    They stay unsure: they are only as right as the other 37 discs."""
+    scene, image = benchmark_scene("accasta", 95)
+    obs = StackReader("accasta", scene.pose).read(image).observation
+    assert obs.points == scene.points
+    assert all(obs.conf(p) < SURE for p in ("g1", "g2", "g3"))
 
 
 def test_only_layers_the_stacks_in_front_hide_are_read_unknown():

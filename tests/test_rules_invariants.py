@@ -48,3 +48,6 @@ def test_random_games_keep_the_contract(name, seed, plies):
         assert max(map(len, visible.values())) <= board.max_height
         assert all(board.can_stand(s) for s in visible.values() if s), f"{name}: a stack vision would not read"
         assert board.material() == material, f"{name}: pieces created or lost"
+        if board.discs_per_player is not None:
+            discs = "".join(visible.values())
+            assert discs.count("w") == discs.count("b") == board.discs_per_player, f"{name}: discs left the board"

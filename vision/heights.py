@@ -15,7 +15,9 @@ Accasta, the only game with stacks up to 6, whose held-out heights the shared mo
 on a test film as two discs, surely, where the shared model is unsure).
 
 :func:`read_heights` goes through the points from the camera outwards, so a stack's height
-decides what it hides of the stacks behind it.
+decides what it hides of the stacks behind it.  In a game that never adds or removes a disc
+(Accasta) the heights must add up to the discs the board holds: :func:`heights_adding_up`
+finds the likeliest that do.
 """
 
 from __future__ import annotations
@@ -140,7 +142,8 @@ def height_model(game: str) -> HeightModel:
 
 
 def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidden: np.ndarray | None = None,
-                 fold: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 fold: np.ndarray | None = None, total: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every point's height, its probability, visibility mask (points x samples of a block) and
     offset (mm, points x 2: where the stack stands, :mod:`vision.placement`), the evidence
     weighed by ``net`` (the game's :func:`height_model`).
@@ -152,11 +155,18 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     ends with every point read as if the points had been read one by one from the camera
     outwards.  ``hidden`` (per sample, bool) marks pixels known to show something else (a hand);
     ``fold`` (heights x heights) moves the probability of heights the game never builds to
-    those it does (:attr:`vision.shapes.StackShapes.fold`; default: every height is built)."""
-    n = len(model.names)
+    those it does (:attr:`vision.shapes.StackShapes.fold`; default: every height is built).
+
+    ``total``: how many discs the board holds, when the game says (Accasta never adds or
+    removes one): heights that do not add up to it are replaced by the likeliest that do
+    (:func:`heights_adding_up`), unless the pixels favour them by more than
+    :data:`ADD_UP_NATS`; a height changed so has the probability its own evidence gives it,
+    and the points behind it are read again with what it hides."""
+    n, width = len(model.names), model.max_height + 1
     heights = np.zeros(n, int)
-    prob = np.zeros(n)
-    offsets = np.zeros((n, 2))
+    probs = np.zeros((n, width))
+    places = np.zeros((n, width, 2))
+    pinned = np.zeros(n, bool)
     every = np.arange(n)
 
     free = None if hidden is None else ~hidden[model.starts[:, None] + np.arange(model.block)]
@@ -167,13 +177,63 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
 
     used = visibility()
     todo = every
-    while len(todo):
-        x, at = height_features(model, frame, todo, used[todo])
-        p = net.probabilities(x) if fold is None else net.probabilities(x) @ fold
-        heights[todo] = np.argmax(p, axis=1)
-        prob[todo] = p[np.arange(len(todo)), heights[todo]]
-        offsets[todo] = at[np.arange(len(todo)), heights[todo]]
+    settled = total is None
+    while True:
+        while len(todo):
+            x, places[todo] = height_features(model, frame, todo, used[todo])
+            probs[todo] = net.probabilities(x) if fold is None else net.probabilities(x) @ fold
+            heights[todo] = np.where(pinned[todo], heights[todo], np.argmax(probs[todo], axis=1))
+            vis = visibility()
+            todo = every[np.any(vis != used, axis=1)]
+            used = vis
+        if settled:
+            break
+        settled = True
+        fit = heights_adding_up(probs, total)
+        if fit is None or fit[1] > ADD_UP_NATS:
+            break
+        pinned = fit[0] != heights
+        heights[:] = fit[0]
         vis = visibility()
         todo = every[np.any(vis != used, axis=1)]
         used = vis
-    return heights, prob, used, offsets
+    return heights, probs[every, heights], used, places[every, heights]
+
+
+ADD_UP_NATS = float(np.log(50.0))
+"""How much likelier (nats) the heights read point by point may be than the likeliest heights
+that add up to the game's disc count, for :func:`read_heights` to keep them: a position that
+has lost a disc is far rarer than a stack read one layer short or long.  On 100 Accasta scenes
+not used to fit the height model, 22 readings did not add up to 40 discs; the likeliest
+heights that do cost 0.08-2.8 nats and left 21 height errors instead of 36."""
+
+
+def heights_adding_up(p: np.ndarray, total: int) -> tuple[np.ndarray, float] | None:
+    """The likeliest heights of points read independently, with probabilities ``p`` (points x
+    heights 0..H), that add up to ``total``, and how much less likely they are than the
+    likeliest heights point by point (nats); None when no heights do.
+
+    >>> p = np.array([[0.1, 0.6, 0.3], [0.0, 0.9, 0.1], [0.5, 0.5, 0.0]])
+    >>> heights, cost = heights_adding_up(p, 4)
+    >>> heights.tolist(), round(cost, 2)  # the first point's 2 costs ln(0.6 / 0.3), the last's 1 nothing
+    ([2, 1, 1], 0.69)
+    >>> heights_adding_up(p, 7) is None
+    True
+    """
+    n, width = p.shape
+    with np.errstate(divide="ignore"):
+        log_p = np.log(p)
+    best = np.full(total + 1, -np.inf)  # the likeliest heights of the points so far adding up to each sum
+    best[0] = 0.0
+    choice = np.zeros((n, total + 1), int)
+    for i in range(n):
+        options = np.full((width, total + 1), -np.inf)
+        for h in range(min(width, total + 1)):
+            options[h, h:] = best[:total + 1 - h] + log_p[i, h]
+        choice[i], best = options.argmax(axis=0), options.max(axis=0)
+    if not np.isfinite(best[total]):
+        return None
+    heights = np.zeros(n, int)
+    for i in range(n - 1, -1, -1):
+        heights[i] = choice[i, total - heights[i + 1:].sum()]
+    return heights, float(log_p.max(axis=1).sum() - best[total])

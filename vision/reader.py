@@ -125,6 +125,7 @@ class StackReader:
         self.model = StackModel(pose, cls.geometry, cls.max_height)
         self.shapes = StackShapes(cls.possible_stacks(), cls.max_height)
         self.heights = height_model(game)
+        self.discs = cls.discs_per_player
         self.hands = HandFinder(pose)
         self.where = self.model.centres_mm / np.abs(self.model.centres_mm).max()
         """Per point, where it is on the board (board units, -1..1): disc colours' levels slope over it."""
@@ -149,7 +150,11 @@ class StackReader:
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             hidden = hand[px[:, 1], px[:, 0]]
-        heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold)
+        # A game that never adds or removes a disc says how many the heights add up to, when
+        # every point is in view and no hand hides one.
+        total = None if hidden is not None or self.discs is None or (model.in_view < MIN_IN_VIEW).any() \
+            else 2 * self.discs
+        heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total)
         board = _board_colours(model, frame, masks)
         empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)
                        * _cell_trust(model, frame, board, heights))
@@ -179,6 +184,8 @@ class StackReader:
         # Each stack's discs weighed together, as the game builds them.
         seen = np.isfinite(sides) | (top_layer & np.isfinite(tops)[:, None])
         stacks, shares = self.shapes.best(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen)
+        if total is not None and heights.sum() == total:
+            stacks = self.shapes.deduce_unseen(stacks, self.discs)  # confidences stay those of discs not seen
         points: dict[str, str] = {}
         sure: dict[str, float] = {}
         for i, name in enumerate(names):

@@ -71,3 +71,47 @@ class StackShapes:
             for j, b, o in zip(at, best, open_):
                 texts[j] = "".join("?" if oo else ("w" if bb else "b") for bb, oo in zip(b, o))
         return texts, shares
+
+    def deduce_unseen(self, texts: list[str], white: int) -> list[str]:
+        """``texts`` (the stacks read, ``?`` for discs not seen) with the unseen discs the
+        board's count of white discs decides (``white``, in a game that never adds or removes
+        one): a ``?`` becomes a colour where every way of reading the ``?`` discs as the game's
+        stacks that adds up to ``white`` agrees on it.  Nothing changes when no way does (a
+        disc read wrong, or the heights do not add up).
+
+        >>> shapes = StackShapes(("w", "b", "ww", "wb", "bw", "bb"), 2)
+        >>> shapes.deduce_unseen(["?w", "w", "?b"], 2)  # both unseen discs are black
+        ['bw', 'w', 'bb']
+        >>> shapes.deduce_unseen(["?w", "w", "?b"], 3)  # one of them is white: which is open
+        ['?w', 'w', '?b']
+        """
+        open_ = [i for i, t in enumerate(texts) if "?" in t]
+        if not open_:
+            return texts
+        need = white - sum(t.count("w") for t in texts)
+        # Per stack with unseen discs, the game's stacks it may be and their unseen white discs.
+        options = []
+        for i in open_:
+            t = texts[i]
+            shapes = self.by_height[len(t)]
+            fits = np.all([shapes[:, k] == (c == "w") for k, c in enumerate(t) if c != "?"], axis=0)
+            fits = np.ones(len(shapes), bool) if fits.ndim == 0 else fits
+            options.append([(s, int(s.sum()) - t.count("w")) for s in shapes[fits]])
+        # The unseen white discs the stacks before (after) each one can hold together.
+        before = [{0}]
+        for opts in options:
+            before.append({a + w for a in before[-1] for _, w in opts})
+        after = [{0}]
+        for opts in reversed(options):
+            after.append({a + w for a in after[-1] for _, w in opts})
+        after.reverse()
+        out = list(texts)
+        for j, (i, opts) in enumerate(zip(open_, options)):
+            possible = [s for s, w in opts if any(need - w - a in after[j + 1] for a in before[j])]
+            if not possible:
+                return texts
+            agree = np.all([p == possible[0] for p in possible], axis=0)
+            out[i] = "".join(c if c != "?" or not same else ("w" if w else "b")
+                             for c, same, w in zip(texts[i], agree, possible[0]))
+        return out
+
