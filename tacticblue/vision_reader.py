@@ -35,6 +35,8 @@ class VisionReader:
         self._stacks: Any = None
         self._next_search = 0.0
         self._note: str | None = None
+        self._told = False
+        """Whether the players have had :meth:`vision.reader.StackReader.view_note` (once a game)."""
 
     def _start(self, image: Any) -> str:
         """Find the pose in the first frame; ``"steady"`` or ``"lost"``."""
@@ -67,6 +69,10 @@ class VisionReader:
         from vision.reader import StackReader
 
         self._stacks = StackReader(self.board.name, pose)
+        advice = self._stacks.view_note()
+        if advice and not self._told:
+            self._told = True
+            self._note = advice if self._note is None else f"{self._note}; {advice}"
 
     def read(self, frame: Frame) -> Reading:
         image = frame.image

@@ -222,6 +222,17 @@ def test_cli_finds_the_board_itself_with_white_at_a_slanted_side(cli):
     got = json.loads(r.stdout)["points"]
     assert sum(got.get(p) == s for p, s in truth.items()) >= len(truth) - 2
     assert "White's side taken to be the near-right one" in r.stderr
+    assert "steeply" not in r.stderr  # its stacks' sides look 7 px a layer
+
+
+def test_cli_tells_the_players_when_the_camera_looks_down_too_steeply(cli, calibration):
+    """Seen from high above, a layer's side looks 3.3 px tall on most points of dim-uneven:
+    heights are read less surely there, and the reader says so (and how to help it)."""
+    r = cli("read", str(SAMPLES / "dim-uneven.jpg"), "--game", "accasta", "--calibration", str(calibration("dim-uneven")),
+            "--json")
+    assert r.returncode == 0, r.stderr
+    assert "note: the camera looks down steeply" in r.stderr and "a lower or closer camera" in r.stderr
+    assert json.loads(r.stdout)["readable"] is True
 
 
 def test_cli_draws_a_diagram_and_fails_on_a_hand(cli, calibration):

@@ -54,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"{e}; calibrate the board with 'tacticblue calibrate board' and pass --calibration") from None
         print(f"note: board found in the picture, White's side taken to be the {args.white_side} one "
               "(--white-side to change it)", file=sys.stderr)
-    reading = StackReader(args.game, pose).read(image)
+    reader = StackReader(args.game, pose)
+    note = reader.view_note()
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    reading = reader.read(image)
     if args.overlay:
         import cv2
 
