@@ -39,6 +39,10 @@ from tacticblue.sources import Frame
 from tacticblue.stillness import StillnessDetector
 
 EVENT_KINDS = ("turn", "illegal", "partial", "ambiguous", "takeback", "end", "info")
+STEADY_HAND_S = 5.0
+"""A hand seen this long over a picture that stays still is told about: the board is not read
+while it is there, and a real hand seldom stays so still (warm light can make white discs and
+a cream board look skin-coloured to the hand check)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,9 @@ class Session:
         self._pending_shown: Any = None
         self._ended = board.outcome() is not None
         self._pose_status = "steady"
+        self._hand_since: float | None = None
+        """When the hand seen over the still picture was first seen (None: no hand, or the picture moved)."""
+        self._hand_told = False
 
     # --- frames ------------------------------------------------------------------------------
 
@@ -125,6 +132,7 @@ class Session:
         picture moves again, so a game of long thinking costs one frame difference per frame."""
         t = frame.t
         if not self.stillness.update(frame.image, t):
+            self._hand_since = None
             self._reads.clear()
             self._read_this_stillness = False
             return []
@@ -144,7 +152,8 @@ class Session:
             self._pose_status = "steady" if reading.status == "moved" else reading.status
         if reading.hand or reading.observation is None:
             self._reads.clear()
-            return events
+            return events + (self._steady_hand(t) if reading.hand else [])
+        self._hand_since, self._hand_told = None, False
         if self._reads and self._reads[-1].points != reading.observation.points:
             self._reads.clear()  # still changing (a misread, a piece settling): start over
         self._reads.append(reading.observation)
@@ -338,6 +347,18 @@ class Session:
         event = Event(t, kind, message, turn, self.board.ply if ply is None else ply, number, data or {})
         self.last = event
         return event
+
+    def _steady_hand(self, t: float) -> list[Event]:
+        """A hand over a still picture: told once it has stayed :data:`STEADY_HAND_S` (once until
+        a frame is read without one)."""
+        if self._hand_since is None:
+            self._hand_since = t
+        if self._hand_told or t - self._hand_since < STEADY_HAND_S:
+            return []
+        self._hand_told = True
+        return [self._info(t, f"a hand has been over the still board for {t - self._hand_since:.0f} s: the board is "
+                              "read once it has gone (if there is none, the light makes the pieces or the board "
+                              "look skin-coloured: a whiter light helps)")]
 
     def _info(self, t: float, message: str) -> Event:
         return Event(t, "info", message, None, self.board.ply)

@@ -546,3 +546,27 @@ def test_an_illegal_move_on_video_is_reported_and_nothing_false_recorded(cli, tm
     assert evs[1]["turn"] == "b4:2-c5"
     assert read_journal(tmp_path / "j").turns == ["b4:2-c5"]
     assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == ["b4:2-c5"]
+
+
+def test_a_hand_that_stays_over_the_still_board_is_told_about_once(tmp_path):
+    """The board is not read while a hand is over it; a hand over a picture that stays still
+    for STEADY_HAND_S is told about (a real hand moves; warm light can make the pieces look like
+    one), once.  The real reader on the hand sample picture, frames half a second apart."""
+    from calibration.board_file import BoardCalibration
+    from tacticblue.session import STEADY_HAND_S, Session
+    from tacticblue.sources import Frame
+    from tacticblue.stillness import StillnessDetector
+    from tacticblue.vision_reader import VisionReader
+    from vision.synth.scene import pose_from_truth
+
+    sample = ROOT / "samples" / "reading" / "hand"
+    truth = json.loads(sample.with_suffix(".json").read_text())
+    board_file = tmp_path / "board.json"
+    BoardCalibration(pose_from_truth(truth), truth["game"]).save(board_file)
+    board = new_game("accasta")
+    session = Session(board, VisionReader(board, board_file), stillness=StillnessDetector(settle_s=0.3))
+    image = cv2.imread(str(sample.with_suffix(".jpg")))
+    events = [(i * 0.5, e) for i in range(16) for e in session.feed(Frame(image, i * 0.5, i))]
+    told = [(t, e.message) for t, e in events if "hand has been over the still board" in e.message]
+    assert len(told) == 1 and STEADY_HAND_S <= told[0][0] <= STEADY_HAND_S + 1.0, events
+    assert all(e.event == "info" for _, e in events) and board.ply == 0
