@@ -3,6 +3,7 @@
     python3 benchmarks/vision.py [--games accasta dame100] [--count 200] [--seed 7]
     python3 benchmarks/vision.py --dir scenes/accasta --dir scenes/dame100   # pre-rendered sets
     python3 benchmarks/vision.py --find 20    # also find the board in the first 20 images of each game
+    python3 benchmarks/vision.py --effect tone=1.6   # as a camera with a darker tone curve takes them
 
 Scenes come from the renderer (every camera placement, board look, lighting and photo
 effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render``.
@@ -56,6 +57,44 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
 
 
+EFFECTS = ("tone", "cast", "noise", "jpeg", "blur", "sharpen")
+"""Camera effects the renderer does not draw (or not as strongly), for ``--effect NAME=VALUE``:
+the 8-bit values raised to VALUE (1.3-1.6: a tone curve that darkens the shadows; 0.6-0.8:
+a flat one), a colour cast of VALUE (0.2-0.3) in linear light (red times 1 + VALUE, blue
+times 1 - VALUE: warm light and a daylight white balance), Gaussian noise of VALUE grey levels,
+JPEG at quality VALUE, a Gaussian blur of VALUE pixels, and sharpening of strength VALUE (1:
+an unsharp mask as strong as the picture, as many webcams apply)."""
+
+
+def camera_effect(image: np.ndarray, effect: str, value: float, rng: np.random.Generator) -> np.ndarray:
+    """``image`` (BGR, 8 bits) as a camera with ``effect`` (:data:`EFFECTS`) of strength ``value`` takes it."""
+    img = image.astype(np.float32)
+    if effect == "tone":
+        img = 255.0 * (img / 255.0) ** value
+    elif effect == "cast":
+        img = 255.0 * np.clip((img / 255.0) ** 2.2 * np.array([1 - value, 1.0, 1 + value], np.float32), 0, 1) ** (1 / 2.2)
+    elif effect == "noise":
+        img = img + rng.normal(0.0, value, img.shape)
+    elif effect == "jpeg":
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(value)])
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    elif effect == "blur":
+        img = cv2.GaussianBlur(img, (0, 0), value)
+    elif effect == "sharpen":
+        img = cv2.addWeighted(img, 1 + value, cv2.GaussianBlur(img, (0, 0), 2.0), -value, 0)
+    return np.clip(np.round(img), 0, 255).astype(np.uint8)
+
+
+def effect_argument(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    if name not in EFFECTS or not value:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with NAME one of {', '.join(EFFECTS)}")
+    try:
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+
+
 def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int]]:
     """Per point of ``stacks`` (the truth), its lower layers that cannot be seen: hidden by
     the stacks in front or too flat, where a ``?`` is the right reading."""
@@ -74,10 +113,16 @@ def main() -> None:
     parser.add_argument("--dir", action="append", help="read pre-rendered scenes from this folder instead")
     parser.add_argument("--skip", type=int, default=0, help="with --dir: leave out the first N images of a folder")
     parser.add_argument("--find", type=int, default=0, help="also find the board in the first N images of each game")
+    parser.add_argument("--effect", type=effect_argument, metavar="NAME=VALUE",
+                        help="read the scenes as a camera with this effect takes them (see EFFECTS): "
+                             + ", ".join(EFFECTS))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     stats: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    rng = np.random.default_rng(args.seed)
     for name, image, truth in scenes(args):
+        if args.effect:
+            image = camera_effect(image, *args.effect, rng)
         game = truth["game"]
         st = stats[game]
         pose = pose_from_truth(truth)
