@@ -173,8 +173,7 @@ class StackReader:
             hidden = hand[px[:, 1], px[:, 0]]
         # A game that never adds or removes a disc says how many the heights add up to, when
         # every point is in view and no hand hides one.
-        total = None if hidden is not None or self.discs is None or (model.in_view < MIN_IN_VIEW).any() \
-            else 2 * self.discs
+        total = 2 * self.discs if self.discs and hidden is None and (model.in_view >= MIN_IN_VIEW).all() else None
         heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total)
         board = _board_colours(model, frame, masks)
         empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)

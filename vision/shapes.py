@@ -94,8 +94,10 @@ class StackShapes:
         for i in open_:
             t = texts[i]
             shapes = self.by_height[len(t)]
-            fits = np.all([shapes[:, k] == (c == "w") for k, c in enumerate(t) if c != "?"], axis=0)
-            fits = np.ones(len(shapes), bool) if fits.ndim == 0 else fits
+            fits = np.ones(len(shapes), bool)
+            for k, c in enumerate(t):
+                if c != "?":
+                    fits &= shapes[:, k] == (c == "w")
             options.append([(s, int(s.sum()) - t.count("w")) for s in shapes[fits]])
         # The unseen white discs the stacks before (after) each one can hold together.
         before = [{0}]
