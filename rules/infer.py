@@ -863,16 +863,18 @@ def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
     """Why the observed board cannot follow a legal turn, in a player's words.
 
     In this order: a board no turn can make (a stack above the game's height limit,
-    more pieces of a colour than the game has); the other player moving out of turn;
-    fewer opponent pieces taken off than every legal turn takes (a compulsory capture
-    skipped or cut short); the game's own ``explain_illegal(seen)``."""
+    more pieces of a colour than the game has), claimed from the surely read points only (a
+    doubtful reading is no proof of it); the other player moving out of turn; fewer opponent
+    pieces taken off than every legal turn takes (a compulsory capture skipped or cut short);
+    the game's own ``explain_illegal(seen)``."""
     seen_points = {n: s for n, s in zip(board.geometry.names, seen.stacks) if s is not None}
-    for name, stack in seen_points.items():
+    sure_points = {n: s for n, s, low in zip(board.geometry.names, seen.stacks, seen.low) if s is not None and not low}
+    for name, stack in sure_points.items():
         if len(stack) > board.max_height:
             return f"a stack may not be higher than {board.max_height} (seen {len(stack)} at {name})"
     material = board.material()
     for colour in ("w", "b"):
-        on_board = sum(s.count(colour) for s in seen_points.values())
+        on_board = sum(s.count(colour) for s in sure_points.values())
         if on_board > material[colour]:  # type: ignore[index]
             return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
     flipped = board.copy()

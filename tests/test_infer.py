@@ -404,6 +404,19 @@ def test_a_stack_over_the_height_limit_is_illegal(game: str) -> None:
     assert f"a stack may not be higher than {board.max_height} (seen {board.max_height + 1} at {point})" in r.message
 
 
+def test_too_many_pieces_is_claimed_from_sure_readings_only() -> None:
+    """An Accasta board where a1's three discs are gone (no legal turn) and a black disc stands
+    on d4, one more than Black has: said when d4 is read surely, not when it is doubtful (the
+    reader may have added it to make the board's discs add up)."""
+    board = new_game("accasta")
+    points = {**board.visible(), "a1": "", "d4": "b"}
+    sure = infer(board, Observation(points))
+    doubtful = infer(board, Observation(points, {"d4": 0.3}))
+    assert sure.kind == doubtful.kind == "illegal"
+    assert "more black pieces on the board than the game has" in sure.message
+    assert "than the game has" not in doubtful.message and "no legal turn of white" in doubtful.message
+
+
 def test_alva_captures_are_kept_off_the_board_by_the_game_state() -> None:
     state = GameState(new_game("alva"))
     script = new_game("alva")
