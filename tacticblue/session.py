@@ -39,6 +39,8 @@ from tacticblue.sources import Frame
 from tacticblue.stillness import StillnessDetector
 
 EVENT_KINDS = ("turn", "illegal", "partial", "ambiguous", "takeback", "end", "info")
+LOST_BOARD_S = 10.0
+"""A board not found for this long gets the players a way out: calibrate it from a photo."""
 STEADY_HAND_S = 5.0
 """A hand seen this long over a picture that stays still is told about: the board is not read
 while it is there, and a real hand seldom stays so still (warm light can make white discs and
@@ -117,6 +119,8 @@ class Session:
         self._hand_since: float | None = None
         """When the hand seen over the still picture was first seen (None: no hand, or the picture moved)."""
         self._hand_told = False
+        self._lost_since: float | None = None
+        """Since when no board has been found (None: it is in view, or the players have been told)."""
 
     # --- frames ------------------------------------------------------------------------------
 
@@ -150,6 +154,12 @@ class Session:
             elif self._pose_status == "lost":
                 events.append(self._info(t, "the board is in view again"))
             self._pose_status = "steady" if reading.status == "moved" else reading.status
+            self._lost_since = t if reading.status == "lost" else None
+        if self._lost_since is not None and t - self._lost_since >= LOST_BOARD_S:
+            self._lost_since = None  # told once, until the board has been in view again
+            events.append(self._info(t, f"no board found for {LOST_BOARD_S:.0f} s: if it is in view, calibrate it once from "
+                                        f"a photo ('tacticblue calibrate board PHOTO --game {self.board.name}', with "
+                                        "--corners if it is not found there either) and start again with --calibration"))
         if reading.hand or reading.observation is None:
             self._reads.clear()
             return events + (self._steady_hand(t) if reading.hand else [])

@@ -336,6 +336,20 @@ def test_without_a_board_in_view_the_game_is_kept_and_the_user_told(cli, tmp_pat
     assert read_journal(tmp_path / "j").turns == []
 
 
+def test_a_board_not_found_for_long_gets_the_players_a_way_out(cli, tmp_path):
+    """Eleven seconds of an empty table (30 frames a second): after LOST_BOARD_S the players
+    are told how to calibrate the board from a photo, once."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    table = np.full((180, 320, 3), 120, np.uint8)
+    for n in range(330):
+        cv2.imwrite(str(frames / f"{n:03d}.png"), table)
+    out = cli("replay", frames, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    told = [m for m in out.stderr.splitlines() if "no board found for 10 s" in m]
+    assert len(told) == 1 and "tacticblue calibrate board PHOTO --game accasta" in told[0] and "--corners" in told[0]
+
+
 def test_a_camera_that_cannot_be_opened_is_a_one_line_error(cli, tmp_path):
     out = cli("watch", "--camera", "57", "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
     assert out.returncode == 2 and "camera 57" in out.stderr and len(out.stderr.strip().splitlines()) == 1
