@@ -68,16 +68,17 @@ an unsharp mask as strong as the picture, as many webcams apply)."""
 
 def camera_effect(image: np.ndarray, effect: str, value: float, rng: np.random.Generator) -> np.ndarray:
     """``image`` (BGR, 8 bits) as a camera with ``effect`` (:data:`EFFECTS`) of strength ``value`` takes it."""
+    if effect == "jpeg":
+        _, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(value)])
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
     img = image.astype(np.float32)
     if effect == "tone":
         img = 255.0 * (img / 255.0) ** value
     elif effect == "cast":
-        img = 255.0 * np.clip((img / 255.0) ** 2.2 * np.array([1 - value, 1.0, 1 + value], np.float32), 0, 1) ** (1 / 2.2)
+        linear = (img / 255.0) ** 2.2 * np.array([1 - value, 1.0, 1 + value], np.float32)
+        img = 255.0 * np.clip(linear, 0, 1) ** (1 / 2.2)
     elif effect == "noise":
         img = img + rng.normal(0.0, value, img.shape)
-    elif effect == "jpeg":
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(value)])
-        return cv2.imdecode(data, cv2.IMREAD_COLOR)
     elif effect == "blur":
         img = cv2.GaussianBlur(img, (0, 0), value)
     elif effect == "sharpen":

@@ -157,9 +157,10 @@ class Session:
             self._lost_since = t if reading.status == "lost" else None
         if self._lost_since is not None and t - self._lost_since >= LOST_BOARD_S:
             self._lost_since = None  # told once, until the board has been in view again
-            events.append(self._info(t, f"no board found for {LOST_BOARD_S:.0f} s: if it is in view, calibrate it once from "
-                                        f"a photo ('tacticblue calibrate board PHOTO --game {self.board.name}', with "
-                                        "--corners if it is not found there either) and start again with --calibration"))
+            events.append(self._info(t, f"no board found for {LOST_BOARD_S:.0f} s: if it is in view, calibrate it "
+                                        f"once from a photo ('tacticblue calibrate board PHOTO --game "
+                                        f"{self.board.name}', with --corners if it is not found there either) and "
+                                        "start again with --calibration"))
         if reading.hand or reading.observation is None:
             self._reads.clear()
             return events + (self._steady_hand(t) if reading.hand else [])

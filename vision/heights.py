@@ -234,6 +234,8 @@ def heights_adding_up(p: np.ndarray, total: int) -> tuple[np.ndarray, float] | N
     if not np.isfinite(best[total]):
         return None
     heights = np.zeros(n, int)
+    left = total  # what the points up to i add up to
     for i in range(n - 1, -1, -1):
-        heights[i] = choice[i, total - heights[i + 1:].sum()]
+        heights[i] = choice[i, left]
+        left -= heights[i]
     return heights, float(log_p.max(axis=1).sum() - best[total])
