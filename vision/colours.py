@@ -20,7 +20,9 @@ their logarithms 561; sloping groups read 34 wrong.
 Top faces and sides are lit differently (the lamp is above: a glossy black top can look
 grey, or as light as a white one, while its side and its rounded rim stay dark), so the
 reader fits one model to the tops (the darkest of a top's middle and rims: a highlight
-only lightens) and one to the sides, and a disc's top and side scores add up.
+only lightens) and one to the sides, and a disc's top and side scores add up.  Each model
+is then fitted again to the colours the two read together (:meth:`ColourModel.refit`): a
+cue whose levels stray far within those groups separates them less well and counts less.
 
 >>> model = ColourModel.fit(np.array([0.9, 0.85, 0.4, 0.05, 0.06, 0.08]), reference=0.9)
 >>> [model.colour(v)[0] for v in (0.8, 0.3, 0.07)]
@@ -116,6 +118,10 @@ class ColourModel:
 
     dark: tuple[float, float, float]
     light: tuple[float, float, float]
+    noise: float = 0.0
+    """How far (brightness) the discs' levels stray from their group's level."""
+    two_groups: bool = True
+    """False for :meth:`single`: a split by brightness alone, not by groups seen in the frame."""
 
     @classmethod
     def single(cls, reference: float) -> "ColourModel":
@@ -123,7 +129,7 @@ class ColourModel:
         reference brightness, a disc half as bright again (or half as dark) read with a
         confidence of 0.88."""
         split = SINGLE_SPLIT * max(reference, 0.05)
-        return cls((0.0, 0.0, 0.0), (2.0 * split, 0.0, 0.0))
+        return cls((0.0, 0.0, 0.0), (2.0 * split, 0.0, 0.0), two_groups=False)
 
     @classmethod
     def fit(cls, levels: np.ndarray, positions: np.ndarray | None = None, reference: float = 1.0) -> "ColourModel":
@@ -166,15 +172,48 @@ class ColourModel:
             return cls.single(reference)
         return cls(tuple(map(float, fits[0])), tuple(map(float, fits[1])))
 
+    def refit(self, levels: np.ndarray, light: np.ndarray, positions: np.ndarray | None = None) -> "ColourModel":
+        """The model whose groups are the discs ``light`` (white) and the others, as another
+        cue decided them, with how far their ``levels`` stray from their group's level
+        (:attr:`noise`): a cue fooled on some discs (a glossy black top mirroring a lamp)
+        separates them less well and counts less (:meth:`scores`).  The model itself where
+        it is :meth:`single`, where a group is empty, or where the white group would not be
+        the lighter one.
+
+        Two black discs' glossy tops (0.7, 0.75) mirror a lamp, as their sides said: fitted
+        to those colours the tops' levels stray far within a group, and a top as light as
+        theirs counts for much less than before.
+
+        >>> tops = np.array([0.9, 0.85, 0.88, 0.1, 0.12, 0.7, 0.75])
+        >>> model = ColourModel.fit(tops, reference=0.9)
+        >>> again = model.refit(tops, np.array([1, 1, 1, 0, 0, 0, 0], bool))
+        >>> [round(float(m.scores(np.array([0.75]))[0]), 2) for m in (model, again)]
+        [1.63, 0.43]
+        """
+        y, light = np.asarray(levels, float), np.asarray(light, bool)
+        if not self.two_groups or light.all() or not light.any():
+            return self
+        X = _design(np.zeros((len(y), 2)) if positions is None else np.asarray(positions, float))
+        dark, bright = _line(X[~light], y[~light]), _line(X[light], y[light])
+        dark_at, light_at = X @ dark, X @ bright
+        if (light_at - dark_at).min() <= 0:
+            return self
+        noise = float(np.sqrt(np.mean((y - np.where(light, light_at, dark_at)) ** 2)))
+        return ColourModel(tuple(map(float, dark)), tuple(map(float, bright)), noise)
+
     def scores(self, levels: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
         """How white brightness levels are at ``positions`` (as in :meth:`fit`): above 0 white,
-        below 0 black, in units of a quarter of the gap between the two levels there.  Scores
-        of one disc seen in different ways (top face, side) add up."""
+        below 0 black, in units of a quarter of the gap between the two levels there (smaller
+        where the levels stray more than an eighth of the gap: :attr:`noise`).  Scores of one
+        disc seen in different ways (top face, side) add up."""
         y = np.asarray(levels, float)
         X = _design(np.zeros((y.size, 2)) if positions is None else np.asarray(positions, float).reshape(-1, 2))
         dark, light = X @ np.array(self.dark), X @ np.array(self.light)
-        spread = np.maximum(0.25 * (light - dark), MIN_SPREAD)
-        return ((y.ravel() - 0.5 * (dark + light)) / spread).reshape(y.shape)
+        gap = light - dark
+        # Half the log-likelihood ratio of two groups of levels with a spread of at least
+        # an eighth of the gap (the score is then in units of a quarter gap) and MIN_SPREAD.
+        var = np.maximum(np.maximum(self.noise ** 2, gap ** 2 / 8), gap * MIN_SPREAD / 2)
+        return ((y.ravel() - 0.5 * (dark + light)) * gap / (2 * var)).reshape(y.shape)
 
     def colour(self, level: float, position: tuple[float, float] | np.ndarray = (0.0, 0.0)) -> tuple[str, float]:
         """``"w"`` or ``"b"`` for a brightness level at a position, and a confidence 0.5..1."""
