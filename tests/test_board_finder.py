@@ -114,10 +114,10 @@ def test_a_grid_sheared_along_one_line_direction_is_refused(square_shot):
     H, _ = cv2.findHomography(model.keypoints, truth)
     flat = undistort(square_shot.image, cam)
     right = _evaluate(flat, H, model)
-    assert accept(right) is None and right.weakest_direction > 0.8 * right.support
+    assert accept(right, "square") is None and right.weakest_direction > 0.8 * right.support
     sheared = _evaluate(flat, H @ np.array([[1, 1.0, 0], [0, 1, 0], [0, 0, 1.0]]), model)
     assert sheared.support > 0.3 and sheared.weakest_direction < 0.05
-    assert "one direction" in accept(replace(sheared, support=0.6, coverage=4))
+    assert "one direction" in accept(replace(sheared, support=0.6, coverage=4), "square")
 
 
 @pytest.mark.parametrize("index, azimuth_deg", [(4, 240), (7, 270), (10, 300)])
@@ -299,5 +299,14 @@ def test_a_square_board_on_a_checked_cloth_whose_far_corner_is_lost_is_found():
 def test_a_webcam_frame_of_640x480_is_searched_for_the_outline_at_1280(game, index):
     """Scenes of the calibration benchmark at 640x480 (seed 4) whose border the outline search
     lost at 640 px wide: a wooden board on a wooden table (5), and one on a checked cloth (8)."""
+    truth, image = benchmark_frame(game, 4, index, (640, 480))
+    assert_found(game, image, truth, truth.camera)
+
+
+@pytest.mark.parametrize("game, index", [("accasta", 0), ("attangle-2008", 15)])
+def test_a_hex_board_at_640x480_whose_far_lines_are_faint_is_found(game, index):
+    """Scenes of the calibration benchmark at 640x480 (seed 4) where the far lines are too thin
+    and faint to show on more than 41-44% of the probes: the hex grid has no look-alike a wrong
+    fit could match, so that is enough for it (:data:`vision.board_finder.MIN_SUPPORT`)."""
     truth, image = benchmark_frame(game, 4, index, (640, 480))
     assert_found(game, image, truth, truth.camera)

@@ -142,7 +142,7 @@ class BoardTracker:
         fit = None
         try:
             nudged = lock_on(flat, pose_homography(self.pose), self._model)
-            if accept(nudged) is None and nudged.support >= STEADY_FRACTION * self.baseline:
+            if accept(nudged, self._model.kind) is None and nudged.support >= STEADY_FRACTION * self.baseline:
                 fit = nudged
         except (BoardNotFound, np.linalg.LinAlgError, cv2.error):
             pass
