@@ -220,7 +220,7 @@ class StackReader:
         layer_confidence = np.maximum(np.where(white == (scores[1] >= 0), confidence(scores[0]), 0.5), TORN)
 
         # Each stack's discs weighed together, as the game builds them.
-        seen = np.isfinite(sides) | (top_layer & np.isfinite(tops)[:, None])
+        seen = side_seen | (top_layer & np.isfinite(tops)[:, None])
         stacks, shares = self.shapes.best(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen)
         if total is not None and heights.sum() == total:
             stacks = self.shapes.deduce_unseen(stacks, self.discs)  # confidences stay those of discs not seen
