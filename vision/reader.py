@@ -23,7 +23,7 @@ from calibration.camera import BoardPose
 from rules.geometry import Geometry
 from rules.infer import Observation
 from vision.colours import ColourModel, brightness, confidence, reference_brightness
-from vision.hands import HandFinder
+from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
 from vision.shapes import StackShapes
@@ -174,10 +174,25 @@ class StackReader:
                            "the frame is too blurred to read")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
         hand = self.hands.mask(image)
-        hidden = None
+        first = None
+        if hand.any():
+            # Under a warm lamp white discs' tops can look skin-coloured: a "hand" that lies
+            # mostly on the stacks read with nothing hidden is those stacks.
+            first = self._points(frame, blur, None)
+            hand = beyond_stacks(hand, model.covered(np.array([len(first[0].get(n, "")) for n in names])))
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
-            hidden = hand[px[:, 1], px[:, 0]]
+            points, sure = self._points(frame, blur, hand[px[:, 1], px[:, 0]])
+            return Reading(self.game, Observation(points, sure), False, "a hand is over the board")
+        points, sure = first or self._points(frame, blur, None)
+        return Reading(self.game, Observation(points, sure), True)
+
+    def _points(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None
+                ) -> tuple[dict[str, str], dict[str, float]]:
+        """Every point's stack and confidence (:attr:`rules.infer.Observation.points` and
+        ``confidence``; a point not read is left out of the first), ``blur`` (0..1) scaling
+        the confidences; ``hidden`` (per sample of the bank, bool) marks a hand's pixels."""
+        model, names = self.model, self.model.names
         # A game that never adds or removes a disc says how many the heights add up to, when
         # every point is in view and no hand hides one.
         total = 2 * self.discs if self.discs and hidden is None and (model.in_view >= MIN_IN_VIEW).all() else None
@@ -245,9 +260,7 @@ class StackReader:
                 conf *= shares[i] * 0.5 ** (heights[i] - seen[i].sum())  # a disc not seen is a coin toss
             points[name] = stack
             sure[name] = conf * min(1.0, in_view / 0.9) * blur
-        if hand.any():
-            return Reading(self.game, Observation(points, sure), False, "a hand is over the board")
-        return Reading(self.game, Observation(points, sure), True)
+        return points, sure
 
 
 def _board_colours(model: StackModel, frame: FrameSamples, masks: np.ndarray) -> np.ndarray:

@@ -327,6 +327,15 @@ class StackModel:
         return [[cv2.convexHull(np.vstack([px[j, 0], px[j, h]])).reshape(-1, 2).astype(np.float64)
                  for h in range(1, H + 1)] for j in range(n)]
 
+    def covered(self, heights: np.ndarray) -> np.ndarray:
+        """The pixels (bool, image size) that stacks of ``heights`` (per point; 0: none) cover,
+        drawn as :attr:`hulls`."""
+        w, h = self.pose.camera.image_size
+        out = np.zeros((h, w), np.uint8)
+        for i in np.flatnonzero(heights):
+            cv2.fillConvexPoly(out, np.round(self.hulls[i][heights[i] - 1]).astype(np.int32), 1)
+        return out > 0
+
     def _occlusion(self, depth: np.ndarray) -> None:
         """For every point, which nearer stacks can hide which of its watched pixels, from what
         height: ``_blockers`` (points x most blockers, their point indices), ``_blocker_count``
