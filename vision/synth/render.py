@@ -427,6 +427,21 @@ def _surfaces(scene: Scene, rays: Rays, occluders: list[_Occluder]) -> _Frame:
     return _Frame(depth, colour)
 
 
+def _front_hits(o: np.ndarray, d: np.ndarray, t: np.ndarray, zbuf: np.ndarray
+                ) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray] | None:
+    """Of a window's rays from ``o`` (directions ``d``: 3 x h x w) that hit a surface at
+    distance ``t`` (not finite where they miss), those nearer than what the window shows so
+    far (``zbuf``): their indices in the window, distances, directions and the points hit
+    (3 x n, mm); None when there are none."""
+    win = np.isfinite(t) & (t < zbuf)
+    if not win.any():
+        return None
+    idx = np.nonzero(win)
+    tt = t[idx]
+    dd = d[:, idx[0], idx[1]]
+    return idx, tt, dd, o.reshape(3, 1).astype(np.float32) + tt * dd
+
+
 def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occluders: list[_Occluder]) -> None:
     """Ray-cast every disc into the frame (depth-tested), shaded with rounded edges and grooves."""
     spec, light = scene.spec, scene.lighting
@@ -445,13 +460,10 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
         d = rays.window(box)
         t, on_cap = hit_vertical_cylinder(o, d, (disc.x, disc.y), r, disc.z, disc.z + h)
         zbuf = frame.depth[y0:y1, x0:x1]
-        win = np.isfinite(t) & (t < zbuf)
-        if not win.any():
+        hits = _front_hits(o, d, t, zbuf)
+        if hits is None:
             continue
-        idx = np.nonzero(win)
-        tt = t[idx]
-        dd = d[:, idx[0], idx[1]]
-        p = o.reshape(3, 1).astype(np.float32) + tt * dd
+        idx, tt, dd, p = hits
         rx, ry = p[0] - disc.x, p[1] - disc.y
         rad = np.sqrt(rx * rx + ry * ry) + 1e-6
         ux, uy = rx / rad, ry / rad
@@ -509,13 +521,10 @@ def _draw_hand(scene: Scene, rays: Rays, frame: _Frame, occluders: list[_Occlude
         d = rays.window(box)
         t, n = hit_capsule(o, d, a, b, c.radius)
         zbuf = frame.depth[y0:y1, x0:x1]
-        win = np.isfinite(t) & (t < zbuf)
-        if not win.any():
+        hits = _front_hits(o, d, t, zbuf)
+        if hits is None:
             continue
-        idx = np.nonzero(win)
-        tt = t[idx]
-        dd = d[:, idx[0], idx[1]]
-        p = o.reshape(3, 1).astype(np.float32) + tt * dd
+        idx, tt, dd, p = hits
         nn = n[:, idx[0], idx[1]]
         view = -dd / np.sqrt((dd * dd).sum(0))
         diffuse, specular = _lamp(light, p, nn, view, 8.0)
