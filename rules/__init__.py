@@ -8,7 +8,7 @@ Pure Python with no image or I/O dependencies.
 """
 
 from rules.base import (  # noqa: F401
-    BLACK, COLOUR_NAMES, GAMES, WHITE, Board, Colour, IllegalTurn, Outcome, new_game, other, register,
+    BLACK, COLOUR_NAMES, GAMES, WHITE, AmbiguousTurn, Board, Colour, IllegalTurn, Outcome, new_game, other, register,
 )
 from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, hex_geometry, square_cells, square_intersections  # noqa: F401
 

@@ -41,6 +41,15 @@ class IllegalTurn(ValueError):
     """A turn that is not legal in the position it was tried in (or cannot be parsed)."""
 
 
+class AmbiguousTurn(IllegalTurn):
+    """A turn written so that it may mean several legal turns (a draughts capture given by its
+    start and end squares where two paths join them): ``turns`` are those it may mean."""
+
+    def __init__(self, message: str, turns: list[Any]) -> None:
+        super().__init__(message)
+        self.turns = turns
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended: a winner or a draw, an optional score, and why."""

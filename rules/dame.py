@@ -53,7 +53,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from rules.base import BLACK, COLOUR_NAMES, WHITE, Board, Colour, IllegalTurn, Outcome, other, register
+from rules.base import BLACK, COLOUR_NAMES, WHITE, AmbiguousTurn, Board, Colour, IllegalTurn, Outcome, other, register
 from rules.geometry import DIAGONAL, square_cells
 
 if TYPE_CHECKING:
@@ -526,7 +526,8 @@ class Dame100(Board[DameTurn]):
             return legal[legal.index(matches[0])]
         if len(matches) > 1:
             names = ", ".join("x".join(map(str, t.path)) for t in matches)
-            raise IllegalTurn(f"{text!r} is ambiguous: it can be {names} (write the whole path)")
+            raise AmbiguousTurn(f"{text!r} is ambiguous: it can be {names} (write the whole path)",
+                                [legal[legal.index(t)] for t in matches if t in legal])
         raise IllegalTurn(self._why_not(text, legal))
 
     def _square(self, token: str) -> int:

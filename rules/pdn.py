@@ -22,7 +22,8 @@ follow each other in one file.
 What the reader keeps: tags (in order), the main line's moves as written, comments
 (before the first move in ``comments``, after a move in ``move_comments`` by the move's
 0-based index) and the result token (``None`` for ``*`` or none).  It drops variations,
-NAGs (``$1``), move marks (``!``, ``?``) and escape lines (``%``): they are read past,
+NAGs (``$1``), move marks (``!``, ``?``, ``(!?)``), the ``...`` that holds White's place
+in ``1. ... 19-23`` and escape lines (``%``): they are read past,
 not kept.  The writer emits standard PDN that other draughts software reads: the tags
 (adding ``GameType "20"`` (international draughts) and ``Result`` when missing), numbered
 moves wrapped at 79 columns, the result.  Writing a game that was read from our own
@@ -40,7 +41,7 @@ from typing import Iterator, Sequence
 
 from rules.base import BLACK, WHITE, Colour, IllegalTurn
 from rules.dame import NAME_OF_SQUARE, Dame100
-from rules.record import Record, RecordError
+from rules.record import Record, RecordError, read_turn
 
 RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
 START_FEN = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
@@ -53,9 +54,9 @@ _TOKEN = re.compile(
     |(?P<comment>\{(?P<text>[^}]*)\})
     |(?P<escape>(?:^|(?<=\n))%[^\n]*|;[^\n]*)
     |(?P<result>(?:""" + "|".join(map(re.escape, RESULTS)) + r""")(?=\s|$|\[|\{))
-    |(?P<number>\d+\s*\.(?:\s*\.\.)?)
+    |(?P<number>\d+\s*\.(?:\s*\.{2,3})?)
     |(?P<move>"""
-    + _SQUARE + r"(?:\s*[-x:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*)
+    + _SQUARE + r"(?:\s*[-x:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*(?:\([!?]+\))?)
     |(?P<nag>\$\d+)
     |(?P<open>\()
     |(?P<close>\))""",
@@ -281,7 +282,8 @@ def board_from_fen(text: str) -> Dame100:
 
 
 def replay(record: Record) -> Dame100:
-    """Play a game from its FEN tag (or the start) to its last move, checking every move.
+    """Play a game from its FEN tag (or the start) to its last move, checking every move (a
+    capture that may mean several is settled by the moves after it: :func:`rules.record.read_turn`).
 
     Raises :class:`IllegalTurn` naming the move (1 = the first move of the game) and its text.
 
@@ -291,7 +293,7 @@ def replay(record: Record) -> Dame100:
     board = board_from_fen(record.tags["FEN"]) if "FEN" in record.tags else Dame100()
     for i, text in enumerate(record.turns):
         try:
-            board.push(board.parse_turn(text))
+            board.push(read_turn(board, text, record.turns[i + 1:]))
         except IllegalTurn as e:
             raise IllegalTurn(f"move {i + 1} ({text}): {e}") from None
     return board

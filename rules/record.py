@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rules.base import BLACK, WHITE, Colour, Outcome
+from typing import Any, Sequence
+
+from rules.base import BLACK, WHITE, AmbiguousTurn, Board, Colour, IllegalTurn, Outcome
 
 _TURN_LINE = re.compile(r"^\s*(\d+)\.\s*(.*)$")
 
@@ -84,6 +86,52 @@ def parse_record(text: str) -> Record:
                 continue
             turns.append(cell)
     return Record(turns=turns, result=result, comments=comments)
+
+
+def read_turn(board: Board[Any], text: str, later: Sequence[str] = ()) -> Any:
+    """The legal turn ``text`` of a record means on ``board`` (:meth:`rules.base.Board.parse_turn`);
+    one that may mean several is the one after which the record's ``later`` turns can be
+    played (:func:`settle`).  Raises :class:`rules.base.IllegalTurn`."""
+    try:
+        return board.parse_turn(text)
+    except AmbiguousTurn as e:
+        turn = settle(board, e, later)
+        if turn is None:
+            raise IllegalTurn(f"{e}; the turns after it do not tell which") from None
+        return turn
+
+
+def settle(board: Board[Any], ambiguous: AmbiguousTurn, later: Sequence[str]) -> Any | None:
+    """The one turn, of those an ambiguous turn of a record may mean (``ambiguous.turns``),
+    after which the record's ``later`` turns can all be played; None when none or several can.
+
+    Records give a capture by its start and end squares even where two paths join them;
+    the turns after it tell which was played.
+
+    >>> from rules.pdn import board_from_fen
+    >>> board = board_from_fen("W:W32,37,38,42,45,47,K36:B3,6,8,11,12,14,19,27,34")
+    >>> try:
+    ...     board.parse_turn("36x16")
+    ... except AmbiguousTurn as e:
+    ...     print(e.turns[0].path, e.turns[1].path, settle(board, e, ["12-17"]).path, settle(board, e, ["19-24"]))
+    (36, 18, 7, 16) (36, 13, 2, 16) (36, 13, 2, 16) None
+    """
+    fits = [turn for turn in ambiguous.turns if _playable(board, turn, later)]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _playable(board: Board[Any], turn: Any, later: Sequence[str]) -> bool:
+    """Whether ``turn`` and then every turn written in ``later`` are legal from ``board``."""
+    board = board.copy()
+    board.push(turn)
+    for i, text in enumerate(later):
+        try:
+            board.push(board.parse_turn(text))
+        except AmbiguousTurn as e:
+            return any(_playable(board, t, later[i + 1:]) for t in e.turns)
+        except IllegalTurn:
+            return False
+    return True
 
 
 def turn_number(index: int, first_player: Colour = WHITE) -> int:

@@ -89,6 +89,11 @@ def test_reader_skips_variations_nags_marks_and_escapes():
     assert game.move_comments == {2: ["forced"]} and game.result == "1-1"
 
 
+def test_move_strength_in_brackets_and_a_placeholder_for_whites_move_are_read_past():
+    game = read_game("1.32-28!? 19-23(!?) 2.28x19 {forced} 2. ... 14x23 3. 37-32(?!) *")
+    assert game.turns == ["32-28", "19-23", "28x19", "14x23", "37-32"]
+
+
 def test_several_games_without_tags_and_every_result():
     text = " ".join(f"1. 32-28 {r}" for r in ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*"))
     games = list(iter_games(text))
@@ -120,6 +125,21 @@ def test_illegal_and_ambiguous_moves_are_named():
         replay(game)
     with pytest.raises(RecordError, match="set-up position"):
         Dame100.read_record('[FEN "W:WK46:B29,33,37,43"]\n\n1. 46x48 *')
+
+
+def test_a_capture_written_by_its_ends_is_settled_by_the_moves_after_it(cli, tmp_path):
+    """Published records give a capture by its start and end squares even where two paths
+    join them (here a king's 36x16 takes 12 or 8); the moves after it tell which was played."""
+    setup = '[FEN "W:W32,37,38,42,45,47,K36:B3,6,8,11,12,14,19,27,34"]\n\n'
+    assert replay(read_game(setup + "1. 36x16 12-17 *")).move_stack[0].path == (36, 13, 2, 16)
+    assert replay(read_game(setup + "1. 36x16 8-12 *")).move_stack[0].path == (36, 18, 7, 16)
+    with pytest.raises(IllegalTurn, match=r"move 1 \(36x16\).*ambiguous.*do not tell which"):
+        replay(read_game(setup + "1. 36x16 19-24 *"))
+    path = tmp_path / "settled.pdn"
+    path.write_text(setup + "1. 36x16 12-17 *\n", encoding="utf-8")
+    run = cli("rules", "replay", str(path), "--game", "dame100", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["turns"] == ["36x13x2x16", "12-17"]
 
 
 def test_fen_positions():

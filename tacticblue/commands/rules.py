@@ -6,12 +6,12 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
 from rules.base import Outcome
 from rules.infer import Observation, infer
-from rules.record import Record, parse_result, turn_number
+from rules.record import Record, parse_result, read_turn, turn_number
 from tacticblue.commands import CLIError, add_game_argument, print_json
 
 
@@ -94,8 +94,10 @@ def _record_text(path: Path) -> str:
         raise CLIError(f"{path} is not a text file") from None
 
 
-def play_turn(board: Board[Any], index: int, text: str) -> str:
-    """Play the ``index``-th turn (0-based) of a record, returning it in canonical notation.
+def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = ()) -> str:
+    """Play the ``index``-th turn (0-based) of a record, returning it in canonical notation;
+    a turn that may mean several is the one after which the ``later`` turns can be played
+    (:func:`rules.record.read_turn`).
 
     Raises :class:`CLIError` (status 1) naming the turn by the record's own number and
     colour (``turn 15 (black)``), the turn as written and the reason."""
@@ -105,7 +107,7 @@ def play_turn(board: Board[Any], index: int, text: str) -> str:
     if outcome is not None:
         raise CLIError(f"turn {number} ({who}) {text!r}: the game is already over ({outcome.reason})", status=1)
     try:
-        turn = board.parse_turn(text)
+        turn = read_turn(board, text, later)
     except IllegalTurn as e:
         raise CLIError(f"turn {number} ({who}) {text!r}: {e}", status=1) from None
     notation = board.turn_notation(turn)
@@ -115,7 +117,7 @@ def play_turn(board: Board[Any], index: int, text: str) -> str:
 
 def play_record(board: Board[Any], record: Record) -> list[str]:
     """Play every turn of a record; see :func:`play_turn`."""
-    return [play_turn(board, i, text) for i, text in enumerate(record.turns)]
+    return [play_turn(board, i, text, record.turns[i + 1:]) for i, text in enumerate(record.turns)]
 
 
 def _board_after(args: argparse.Namespace) -> Board[Any]:
@@ -138,7 +140,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     turns: list[str] = []
     for i, text in enumerate(record.turns):
         mover = COLOUR_NAMES[board.turn]
-        turns.append(play_turn(board, i, text))
+        turns.append(play_turn(board, i, text, record.turns[i + 1:]))
         if args.observations is not None:
             (args.observations / f"{i + 1:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
