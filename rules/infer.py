@@ -713,21 +713,24 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     else:
         firsts = [t for t, changes in state.position().results if not changes]  # passes
         firsts[:0] = state.tentative
-    for first in firsts:
-        board.push(first)
-        try:
-            pos = state.position()
-            if partial:
-                found = _partial(state, pos, seen, (first,))
-                if found is not None:
-                    return found
-                continue
-            exact, override = _match_turns(board, pos, seen, board.stacks)
-            matches = exact or (override if len(override) == 1 else [])
-            if matches:
-                return _turn_inference(state, pos, (first,), matches, seen, done)
-        finally:
-            board.pop()
+    # A first turn whose reply fits every point beats one whose reply overrides readings,
+    # whichever was tried first (the candidates of an ambiguous board come in no such order).
+    for exactly in ((True,) if partial else (True, False)):
+        for first in firsts:
+            board.push(first)
+            try:
+                pos = state.position()
+                if partial:
+                    found = _partial(state, pos, seen, (first,))
+                    if found is not None:
+                        return found
+                    continue
+                exact, override = _match_turns(board, pos, seen, board.stacks)
+                matches = exact if exactly else (override if len(override) == 1 else [])
+                if matches:
+                    return _turn_inference(state, pos, (first,), matches, seen, done)
+            finally:
+                board.pop()
     return None
 
 

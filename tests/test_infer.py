@@ -226,6 +226,24 @@ def test_an_ambiguous_board_is_settled_by_the_reply() -> None:
     assert state.board.ply == 2 and state.tentative == []
 
 
+def test_of_two_turns_an_unsure_board_left_open_the_next_board_takes_the_one_it_fits_exactly() -> None:
+    """Black's c4:2-d5 was read unsure on both points it changed, so c4:2xc5 fitted as well.
+    The board after White's reply shows c5 and d5 right, still unsure: c4:2-d5 then fits
+    every point, while c4:2xc5 (tried first) fits only by overriding both readings."""
+    game = new_game("accasta")
+    for turn in ("a4:+b4,-b5", "f3:+f4,+e4", "b2:-c2,+c2", "f4:+f2,-f3,-f5", "b4:+b3,-c5,+a4", "f2:-f1,2+e3",
+                 "c2:-b1", "e3:+f3,xc4,+f3", "b3:+b1,+b1,-b4"):
+        game.push_notation(turn)
+    state = GameState(game.copy())
+    game.push_notation("c4:2-d5")
+    misread = {**game.visible(), "c5": "bw", "d5": "b"}
+    assert state.update(Observation(misread, {"c5": 0.15, "d5": 0.3})).kind == "ambiguous"
+    game.push_notation("b1:+b4,2-b3")
+    result = state.update(Observation(game.visible(), {"c5": 0.46, "d5": 0.44}))
+    assert result.kind == "turn" and not result.best.overridden, result.message
+    assert state.visible_now() == list(game.stacks)
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")
