@@ -17,7 +17,9 @@ whose colour could not be read, and a confidence per point) and answers with an
 Vision's uncertainty: a ``?`` layer matches any colour, a point left out matches any
 stack, and a point read with confidence below ``LOW_CONFIDENCE`` may be overruled by
 a turn that fits every other point and is unique; a confident reading is never
-overruled, and a change seen only on uncertain points is no turn (``unchanged``).
+overruled, and a change seen only on uncertain points is no turn (``unchanged``).  A
+reading sure that a point holds a stack, or none (``presence``), is as firm about that
+as a confident one, however unsure which stack it is.
 
 Matching compares visible boards, not lists of moves: every legal turn is reduced
 once per position to the points it changes (cached), so each observation costs a
@@ -78,9 +80,16 @@ class Observation:
 
     points: dict[str, str]
     confidence: dict[str, float] = field(default_factory=dict)
+    presence: dict[str, float] = field(default_factory=dict)
+    """How sure the reading is of whether a point holds a stack at all (0..1, defaults to its
+    ``confidence``): a disc just placed, seen steeply from above, is surely there though its
+    height is not sure."""
 
     def conf(self, point: str) -> float:
         return self.confidence.get(point, 1.0)
+
+    def presence_conf(self, point: str) -> float:
+        return self.presence.get(point, self.conf(point))
 
     @classmethod
     def from_json(cls, data: Any) -> "Observation":
@@ -94,24 +103,32 @@ class Observation:
             if not isinstance(stack, str) or set(stack) - set("wb?"):
                 raise ValueError(f"stack at {name} must be a string of w, b and ?, got {stack!r}")
             points[str(name)] = stack
-        conf_in = data.get("confidence") or {}
-        if not isinstance(conf_in, dict):
-            raise ValueError('"confidence" must be an object (point -> number 0..1)')
-        confidence: dict[str, float] = {}
-        for name, value in conf_in.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise ValueError(f"confidence at {name} must be a number from 0 to 1, got {value!r}")
-            confidence[str(name)] = float(value)
-        return cls(points, confidence)
+        return cls(points, _shares(data, "confidence"), _shares(data, "presence"))
 
     def to_json(self) -> dict[str, Any]:
-        return {"points": dict(self.points), "confidence": dict(self.confidence)}
+        out: dict[str, Any] = {"points": dict(self.points), "confidence": dict(self.confidence)}
+        if self.presence:
+            out["presence"] = dict(self.presence)
+        return out
 
     def check(self, board: Board[Any]) -> None:
         """``ValueError`` if a point is not on ``board``'s geometry."""
-        unknown = [n for n in list(self.points) + list(self.confidence) if n not in board.geometry]
+        unknown = [n for n in [*self.points, *self.confidence, *self.presence] if n not in board.geometry]
         if unknown:
             raise ValueError(f"no point {unknown[0]!r} on the {board.title} board")
+
+
+def _shares(data: dict[str, Any], key: str) -> dict[str, float]:
+    """An observation's ``key`` object (point -> number 0..1), checked; empty when missing."""
+    given = data.get(key) or {}
+    if not isinstance(given, dict):
+        raise ValueError(f'"{key}" must be an object (point -> number 0..1)')
+    out: dict[str, float] = {}
+    for name, value in given.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"{key} at {name} must be a number from 0 to 1, got {value!r}")
+        out[str(name)] = float(value)
+    return out
 
 
 # --- the answer -----------------------------------------------------------------------------
@@ -459,13 +476,21 @@ class _Seen:
     """Seen stack per point index, ``None`` where the point was not seen."""
     conf: list[float]
     low: list[bool]
+    present: list[bool]
+    """Whether the point surely holds a stack, or surely none, as read (:attr:`Observation.presence`)."""
 
     @classmethod
     def of(cls, board: Board[Any], obs: Observation, threshold: float) -> "_Seen":
         names = board.geometry.names
         stacks = [obs.points.get(n) for n in names]
         conf = [obs.conf(n) for n in names]
-        return cls(stacks, conf, [c < threshold for c in conf])
+        return cls(stacks, conf, [c < threshold for c in conf], [obs.presence_conf(n) >= threshold for n in names])
+
+    def firm(self, i: int, expected: str) -> bool:
+        """Whether point ``i``'s reading, where it does not fit ``expected``, surely says otherwise:
+        a sure reading, or one sure that a stack is there where ``expected`` has none (or the
+        reverse), however unsure which stack it is."""
+        return not self.low[i] or (self.present[i] and (expected == "") != (self.stacks[i] == ""))
 
 
 def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str], points: Iterable[int]) -> list[int]:
@@ -498,7 +523,7 @@ def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[
     stack after the turn; it "overrides" if only low-confidence points disagree."""
     fits = board.stack_fits
     differ = _mismatches(fits, seen, base, range(len(base)))
-    confident = frozenset(i for i in differ if not seen.low[i])
+    confident = frozenset(i for i in differ if seen.firm(i, base[i]))
     exact: list[_Match] = []
     override: list[_Match] = []
     for points, members in pos.groups.items():
@@ -508,7 +533,7 @@ def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[
         for n in members:
             changes = pos.results[n][1]
             bad = _disagreements(board, seen, outside, changes)
-            if any(not seen.low[i] for i in bad):
+            if any(seen.firm(i, changes.get(i, base[i])) for i in bad):
                 continue
             evidence = sum(1 for i in changes if seen.stacks[i] is not None and "?" not in seen.stacks[i])
             (override if bad else exact).append(_Match(n, bad, evidence))
@@ -565,7 +590,7 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
 
     now = state.visible_now()
     moved = _mismatches(fits, seen, now, range(len(now)))
-    if all(seen.low[i] for i in moved):
+    if not any(seen.firm(i, now[i]) for i in moved):
         # Nothing changed, or only readings too uncertain to show a turn on their own
         # (a shadow read as a piece): wait for a confident reading.
         return _unchanged(state, seen, moved)
@@ -713,25 +738,39 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     else:
         firsts = [t for t, changes in state.position().results if not changes]  # passes
         firsts[:0] = state.tentative
-    # A first turn whose reply fits every point beats one whose reply overrides readings,
-    # whichever was tried first (the candidates of an ambiguous board come in no such order).
-    for exactly in ((True,) if partial else (True, False)):
+    if partial:
         for first in firsts:
             board.push(first)
             try:
-                pos = state.position()
-                if partial:
-                    found = _partial(state, pos, seen, (first,))
-                    if found is not None:
-                        return found
-                    continue
-                exact, override = _match_turns(board, pos, seen, board.stacks)
-                matches = exact if exactly else (override if len(override) == 1 else [])
-                if matches:
-                    return _turn_inference(state, pos, (first,), matches, seen, done)
+                found = _partial(state, state.position(), seen, (first,))
             finally:
                 board.pop()
-    return None
+            if found is not None:
+                return found
+        return None
+    # A first turn whose reply fits every point beats one whose reply overrides readings, and
+    # of those the one overriding the least sure readings wins, whichever was tried first (the
+    # candidates of an ambiguous board come in no such order).
+    best: tuple[float, Any] | None = None
+    for first in firsts:
+        board.push(first)
+        try:
+            pos = state.position()
+            exact, override = _match_turns(board, pos, seen, board.stacks)
+            if exact:
+                return _turn_inference(state, pos, (first,), exact, seen, done)
+            if len(override) == 1 and (best is None or _score(seen, override[0].overridden) > best[0]):
+                best = (_score(seen, override[0].overridden), first)
+        finally:
+            board.pop()
+    if best is None:
+        return None
+    board.push(best[1])
+    try:
+        pos = state.position()
+        return _turn_inference(state, pos, (best[1],), _match_turns(board, pos, seen, board.stacks)[1], seen, done)
+    finally:
+        board.pop()
 
 
 def _tentative(state: GameState, observation: Observation) -> list[Any]:

@@ -184,6 +184,21 @@ def test_a_turn_is_never_read_from_uncertain_points_alone() -> None:
     assert infer(board, Observation(shadow, {"e4": 0.9})).notation == "e4"
 
 
+def test_a_disc_surely_placed_though_its_stack_is_unsure_is_a_turn() -> None:
+    """Seen steeply from above a disc just placed may be a stack of three (Attangle builds 1,
+    3 and 5): its stack is read unsure, but that something now stands there is sure."""
+    board = new_game("attangle")
+    board.push_notation("d2")
+    seen = board.visible()
+    unsure = Observation(seen, {"d2": 0.4})
+    assert infer(GameState(new_game("attangle")), unsure).kind == "unchanged"
+    result = infer(GameState(new_game("attangle")), Observation(seen, {"d2": 0.4}, {"d2": 0.9}))
+    assert result.kind == "turn" and result.notation == "d2"
+    # Sure of a stack where the rules leave none: no turn explains it, and none is taken.
+    phantom = Observation({**seen, "e5": "b"}, {"d2": 0.4, "e5": 0.3}, {"d2": 0.9, "e5": 0.9})
+    assert infer(GameState(new_game("attangle")), phantom).kind == "illegal"
+
+
 def test_a_turn_read_only_uncertainly_is_played_when_the_reply_shows_both() -> None:
     """One unsure reading of a real turn is no turn at once; but when the next board fits no
     single turn and fits that turn plus a reply, both are played (not "illegal" for ever)."""
@@ -241,6 +256,25 @@ def test_of_two_turns_an_unsure_board_left_open_the_next_board_takes_the_one_it_
     game.push_notation("b1:+b4,2-b3")
     result = state.update(Observation(game.visible(), {"c5": 0.46, "d5": 0.44}))
     assert result.kind == "turn" and not result.best.overridden, result.message
+    assert state.visible_now() == list(game.stacks)
+
+
+def test_of_turns_the_reply_fits_only_by_overriding_readings_the_one_overriding_the_least_sure_is_taken() -> None:
+    """Black's f5-f4 (onto the stack on f4) was seen only as f5 emptied, the four points it
+    could go to read unsure: ambiguous.  With White's reply b7, f5-f4 fits by overriding two
+    misread points (g6, d6); f5-g6, tried first, only by overriding those and f4 as well."""
+    game = new_game("abande-square")
+    for turn in ("g6 f7 f5 e6 f4 e6-f5 e3 d2 f3 e5 f2 c1 e4 e2 e1 e2-f2 c3 g5 c3-d2 d3 d6 f5-e4 e6 d4 d7 f2-f3 "
+                 "f5 f7-g6 c2 e5-f4 c7 e5 c4 d1").split():
+        game.push_notation(turn)
+    state = GameState(game.copy())
+    game.push_notation("f5-f4")
+    unsure = {"g6": 0.05, "f4": 0.14, "g5": 0.2, "e5": 0.2}
+    assert state.update(Observation({**game.visible(), "f4": "bw"}, unsure)).kind == "ambiguous"
+    game.push_notation("b7")
+    misread = {**game.visible(), "g6": "w", "d6": "wb"}
+    result = state.update(Observation(misread, {"f4": 0.2, "g6": 0.19, "d6": 0.06}))
+    assert result.kind == "turn" and result.candidates[0].notations == ("f5-f4", "b7"), result.message
     assert state.visible_now() == list(game.stacks)
 
 

@@ -165,6 +165,23 @@ def test_white_tops_that_look_skin_coloured_are_read_not_taken_for_a_hand():
     assert len(wrong) <= 3 and all(conf < SURE for _, _, conf in wrong.values()), wrong
 
 
+def test_stacks_seen_steeply_are_surely_there_though_their_heights_are_unsure():
+    """Seen steeply from above (the benchmark's attangle-square-7-0005: layer sides under
+    3.5 px) a disc may be a stack of three, so its stack is read unsure; that a stack stands
+    there at all is sure (presence), which is what the move inference needs to see a disc placed."""
+    scene, image = benchmark_scene("attangle-square", 5)
+    reader = StackReader("attangle-square", scene.pose)
+    assert reader.view_note() is not None
+    obs = reader.read(image).observation
+    unsure = [n for n, s in scene.points.items() if s and obs.points.get(n) == s and obs.conf(n) < LOW_CONFIDENCE]
+    assert len(unsure) >= 10
+    assert all(obs.presence_conf(n) >= LOW_CONFIDENCE for n in unsure)
+    assert all(obs.presence_conf(n) >= obs.conf(n) for n in obs.points)
+    surely_wrong = [n for n, s in scene.points.items()
+                    if (obs.points.get(n, s) == "") != (s == "") and obs.presence_conf(n) >= LOW_CONFIDENCE]
+    assert surely_wrong == []
+
+
 def test_a_blurred_frame_is_not_readable():
     image, truth = sample("dame-kings")
     reading = StackReader("dame100", pose_from_truth(truth)).read(cv2.GaussianBlur(image, (0, 0), 9))

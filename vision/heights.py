@@ -144,9 +144,10 @@ def height_model(game: str) -> HeightModel:
 def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidden: np.ndarray | None = None,
                  fold: np.ndarray | None = None, total: int | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every point's height, its probability, visibility mask (points x samples of a block) and
-    offset (mm, points x 2: where the stack stands, :mod:`vision.placement`), the evidence
-    weighed by ``net`` (the game's :func:`height_model`).
+    """Every point's height, the probability of each height 0..H (points x (H + 1)), its
+    visibility mask (points x samples of a block) and offset (mm, points x 2: where the stack
+    stands, :mod:`vision.placement`), the evidence weighed by ``net`` (the game's
+    :func:`height_model`).
 
     A stack's height decides what it hides of the stacks behind it, so a point is read with
     its samples' visibility given the heights of the nearer points.  All points are read at
@@ -197,7 +198,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
         vis = visibility()
         todo = every[np.any(vis != used, axis=1)]
         used = vis
-    return heights, probs[every, heights], used, places[every, heights]
+    return heights, probs, used, places[every, heights]
 
 
 ADD_UP_NATS = float(np.log(50.0))

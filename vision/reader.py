@@ -121,8 +121,10 @@ class Reading:
     reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "points": self.observation.points,
-                "confidence": {k: round(v, 3) for k, v in self.observation.confidence.items()},
+        obs = self.observation
+        return {"game": self.game, "points": obs.points,
+                "confidence": {k: round(v, 3) for k, v in obs.confidence.items()},
+                "presence": {k: round(v, 3) for k, v in obs.presence.items()},
                 "readable": self.readable, "reason": self.reason}
 
 
@@ -178,25 +180,24 @@ class StackReader:
         if hand.any():
             # Under a warm lamp white discs' tops can look skin-coloured: a "hand" that lies
             # mostly on the stacks read with nothing hidden is those stacks.
-            first = self._points(frame, blur, None)
-            hand = beyond_stacks(hand, model.covered(np.array([len(first[0].get(n, "")) for n in names])))
+            first = self._observe(frame, blur, None)
+            hand = beyond_stacks(hand, model.covered(np.array([len(first.points.get(n, "")) for n in names])))
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
-            points, sure = self._points(frame, blur, hand[px[:, 1], px[:, 0]])
-            return Reading(self.game, Observation(points, sure), False, "a hand is over the board")
-        points, sure = first or self._points(frame, blur, None)
-        return Reading(self.game, Observation(points, sure), True)
+            return Reading(self.game, self._observe(frame, blur, hand[px[:, 1], px[:, 0]]), False,
+                           "a hand is over the board")
+        return Reading(self.game, first or self._observe(frame, blur, None), True)
 
-    def _points(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None
-                ) -> tuple[dict[str, str], dict[str, float]]:
-        """Every point's stack and confidence (:attr:`rules.infer.Observation.points` and
-        ``confidence``; a point not read is left out of the first), ``blur`` (0..1) scaling
-        the confidences; ``hidden`` (per sample of the bank, bool) marks a hand's pixels."""
+    def _observe(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None) -> Observation:
+        """Every point's stack, confidence and presence (a point not read is left out of the
+        stacks), ``blur`` (0..1) scaling the confidences; ``hidden`` (per sample of the bank,
+        bool) marks a hand's pixels."""
         model, names = self.model, self.model.names
         # A game that never adds or removes a disc says how many the heights add up to, when
         # every point is in view and no hand hides one.
         total = 2 * self.discs if self.discs and hidden is None and (model.in_view >= MIN_IN_VIEW).all() else None
-        heights, prob, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total)
+        heights, probs, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total)
+        prob = probs[np.arange(len(names)), heights]
         board = _board_colours(model, frame, masks)
         empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)
                        * _cell_trust(model, frame, board, heights))
@@ -241,13 +242,15 @@ class StackReader:
             stacks = self.shapes.deduce_unseen(stacks, self.discs)  # confidences stay those of discs not seen
         points: dict[str, str] = {}
         sure: dict[str, float] = {}
+        presence: dict[str, float] = {}
         for i, name in enumerate(names):
             ps, s = model.points[i], model.starts[i]
             in_view = model.in_view[i]
             under_hand = hidden is not None and hidden[s:s + model.block].mean() > 0.05
             if in_view < MIN_IN_VIEW or under_hand:
-                sure[name] = 0.0
+                sure[name] = presence[name] = 0.0
                 continue
+            seen_well = min(1.0, in_view / 0.9) * blur
             stack, conf = "", float(prob[i])
             if heights[i] and model.max_height > 1:
                 conf *= reliability[i]  # a man or a king, 3 or 4 high
@@ -259,8 +262,16 @@ class StackReader:
                 stack = stacks[i]
                 conf *= shares[i] * 0.5 ** (heights[i] - seen[i].sum())  # a disc not seen is a coin toss
             points[name] = stack
-            sure[name] = conf * min(1.0, in_view / 0.9) * blur
-        return points, sure
+            sure[name] = conf * seen_well
+            # Whether there is a stack at all: surer than which stack where heights are hard to
+            # tell apart (seen steeply from above) or lower discs' colours are, as sure as its
+            # top disc's colour is clear (a shadow or a dark cell read as a disc seldom is).
+            if heights[i]:
+                top = float(layer_confidence[i, heights[i] - 1]) if seen[i, heights[i] - 1] else 0.5
+                presence[name] = max(sure[name], (1.0 - float(probs[i, 0])) * top * seen_well)
+            else:
+                presence[name] = sure[name]
+        return Observation(points, sure, presence)
 
 
 def _board_colours(model: StackModel, frame: FrameSamples, masks: np.ndarray) -> np.ndarray:

@@ -5,7 +5,8 @@ frames or an observation log, ``demo`` replays the bundled Accasta sample.  All 
 run one loop (:func:`run`): frames -> :class:`~tacticblue.session.Session` -> reporters.
 
 Observation logs (``*.jsonl``) are what vision hands the referee, one settled board a
-line: ``{"t": 12.5, "points": {"a1": "ww", ...}, "confidence": {...}}``; a line
+line: ``{"t": 12.5, "points": {"a1": "ww", ...}, "confidence": {...}, "presence": {...}}``
+(presence optional: :class:`rules.infer.Observation`); a line
 ``{"t": .., "hand": true}`` is a frame with a hand in view (skipped) and
 ``{"t": .., "command": "pass"}`` a key the players pressed (done, undo, pass, 1-9).
 """

@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "sides or a square board seen from a corner)")
     parser.add_argument("--overlay", "-o", help="draw what was read on the picture and write it here (PNG/JPEG)")
     parser.add_argument("--json", action="store_true",
-                        help='print {"game", "points", "confidence", "readable", "reason"}')
+                        help='print {"game", "points", "confidence", "presence", "readable", "reason"} (presence: how '
+                             'sure it is that a point holds a stack at all, or none)')
     parser.set_defaults(func=run)
 
 

@@ -1,0 +1,114 @@
+"""Turns recorded end to end: rendered stills read and inferred as the live loop keeps its game.
+
+    python3 benchmarks/turns.py [--games abande accasta] [--sessions 4] [--plies 40] [--seed 1] [--jobs 2]
+
+For every game, ``--sessions`` random games of up to ``--plies`` turns, each seen by one
+camera (placement, board look and light as the renderer draws them, 1280x720) with fresh
+photo effects on every picture: after every turn the board is rendered, read
+(:class:`vision.reader.StackReader` with the true pose) and given to a
+:class:`rules.infer.GameState` as the live loop does (no "turn done": an Accasta turn stays
+pending until the reply).  A pass changes nothing to see and is seen with the reply.
+
+Every turn ends up recorded right, recorded wrong (the record left the game: counted once,
+then the record is put right, as the players would), or left to the players (an illegal
+board, or still not recorded three turns later; then put right too).  A turn recorded
+wrong must stay rare: it is the one failure the players are not told about.
+
+This measures vision and inference together on what the players care about; the per-point
+figures are ``benchmarks/vision.py``'s.  ``--verbose`` prints every turn not recorded right
+with the readings that differ from the truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import rules  # noqa: E402
+from rules.infer import GameState  # noqa: E402
+from vision.reader import StackReader  # noqa: E402
+from vision.synth.photo import random_photo_look  # noqa: E402
+from vision.synth.scene import random_scene, render_image  # noqa: E402
+
+MAX_LAG = 3
+"""Turns a record may fall behind (a turn seen unsure waits for the reply) before the
+players are taken to put it right."""
+
+
+def session(game: str, seed: int, number: int, plies: int, verbose: bool) -> dict[str, int]:
+    """One random game seen by one camera: how many turns were recorded right, wrong, or left."""
+    rng = np.random.default_rng([seed, number, sum(map(ord, game))])
+    moves = random.Random(int(rng.integers(2**31)))
+    truth = rules.new_game(game)
+    scene = random_scene(game, rng, points=truth.visible(), size=(1280, 720))
+    reader = StackReader(game, scene.pose)
+    state = GameState(rules.new_game(game))
+    keys = [truth.key()]  # the position after every turn of the true game
+    tally = {"turns": 0, "wrong": 0, "left": 0}
+    for _ in range(plies):
+        if truth.is_game_over() or not truth.legal_turns():
+            break
+        truth.push(moves.choice(truth.legal_turns()))
+        keys.append(truth.key())
+        tally["turns"] += 1
+        reading = reader.read(render_image(replace(scene, points=truth.visible()), random_photo_look(rng), rng))
+        result = state.update(reading.observation) if reading.readable else None
+        at = state.board.ply
+        in_line = at < len(keys) and keys[at] == state.board.key()
+        behind = len(keys) - 1 - at
+        if in_line and result is not None and result.kind != "illegal" and behind <= MAX_LAG:
+            continue
+        if in_line:
+            tally["left"] += behind
+        else:
+            tally["wrong"] += 1
+            tally["left"] += max(behind - 1, 0)
+        if verbose:
+            seen, want = reading.observation, truth.visible()
+            differ = {p: (s, seen.points.get(p), round(seen.conf(p), 2)) for p, s in want.items() if seen.points.get(p) != s}
+            print(f"{game} session {number} turn {len(keys) - 1}: {'WRONG' if not in_line else 'left'}: "
+                  f"{result.message if result else reading.reason}; read differently: {differ}", flush=True)
+        state = GameState(truth.copy())  # the players put the record right
+    tally["left"] += len(keys) - 1 - state.board.ply
+    return tally
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", nargs="+", default=sorted(rules.GAMES), choices=sorted(rules.GAMES), metavar="GAME")
+    parser.add_argument("--sessions", type=int, default=4, help="random games (cameras) per game (default 4)")
+    parser.add_argument("--plies", type=int, default=40, help="turns per game at most (default 40)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--verbose", action="store_true", help="print every turn not recorded right")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    tasks = [(g, args.seed, n, args.plies, args.verbose) for g in args.games for n in range(args.sessions)]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        tallies = list(pool.map(session, *zip(*tasks)))
+    report: dict[str, dict[str, float]] = {}
+    for (game, *_), tally in zip(tasks, tallies):
+        total = report.setdefault(game, {"turns": 0, "wrong": 0, "left": 0})
+        for k, v in tally.items():
+            total[k] += v
+    for total in report.values():
+        total["right"] = (total["turns"] - total["wrong"] - total["left"]) / max(total["turns"], 1)
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return
+    print(f"{'game':16} {'turns':>6} {'right':>7} {'wrong':>6} {'left':>6}")
+    for game, r in report.items():
+        print(f"{game:16} {r['turns']:6d} {r['right']:7.3f} {r['wrong']:6d} {r['left']:6d}")
+
+
+if __name__ == "__main__":
+    main()
