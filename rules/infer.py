@@ -759,7 +759,9 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
             exact, override = _match_turns(board, pos, seen, board.stacks)
             if exact:
                 return _turn_inference(state, pos, (first,), exact, seen, done)
-            if len(override) == 1 and (best is None or _score(seen, override[0].overridden) > best[0]):
+            # Overriding readings, the reply must be one turn (or turns to one position).
+            one = len(override) == 1 or len(set(_position_keys(board, pos, [m.index for m in override]).values())) == 1
+            if override and one and (best is None or _score(seen, override[0].overridden) > best[0]):
                 best = (_score(seen, override[0].overridden), first)
         finally:
             board.pop()

@@ -278,6 +278,22 @@ def test_of_turns_the_reply_fits_only_by_overriding_readings_the_one_overriding_
     assert state.visible_now() == list(game.stacks)
 
 
+def test_a_reply_written_several_ways_confirms_the_pending_turn_despite_an_unsure_misreading() -> None:
+    """Black's f4:-e5 may go on, so it waits; White replies a1:+b2,-b1 (the same as a1:-b1,+b2)
+    while a2 is misread unsure: the reply is one turn however it is written, so it confirms
+    Black's turn, overriding a2, instead of leaving the board illegal."""
+    state, camera = GameState(new_game("accasta")), new_game("accasta")
+    for turn in ("b4:2-c5", "f4:-e5"):
+        camera.push_notation(turn)
+        state.update(Observation(camera.visible()))
+    assert state.pending is not None
+    camera.push_notation("a1:+b2,-b1")
+    seen = camera.visible()
+    result = state.update(Observation({**seen, "a2": seen["a2"] + "w"}, {"a2": 0.2}))
+    assert result.kind == "turn" and result.best.overridden == ("a2",), result.message
+    assert state.board.ply == 2 and state.visible_now() == list(camera.stacks)
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")
