@@ -59,6 +59,11 @@ like two); a turn itself changes points read far surer than that."""
 
 MAX_CANDIDATES = 12
 """Ambiguous and partial answers list at most this many readings, best first."""
+REPLY_TIE = 0.05
+"""Turns confirmed with a reply that fit the board by overriding readings, scored by how
+unsure those readings are (the product of one minus their confidences), are told apart only
+by more than this.  On ``benchmarks/turns.py`` (seeds 1 and 2, 4,700 turns) this turned the
+3 turns recorded wrong into ambiguous boards, and left 11 more turns to the players."""
 
 Changes = dict[int, str]
 """Point index -> stack after the turn, for the points a turn changes."""
@@ -750,8 +755,9 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         return None
     # A first turn whose reply fits every point beats one whose reply overrides readings, and
     # of those the one overriding the least sure readings wins, whichever was tried first (the
-    # candidates of an ambiguous board come in no such order).
-    best: tuple[float, Any] | None = None
+    # candidates of an ambiguous board come in no such order); where the readings that tell
+    # them apart say next to nothing, the board is ambiguous.
+    fitting: list[tuple[float, Any]] = []
     for first in firsts:
         board.push(first)
         try:
@@ -760,19 +766,27 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
             if exact:
                 return _turn_inference(state, pos, (first,), exact, seen, done)
             # Overriding readings, the reply must be one turn (or turns to one position).
-            one = len(override) == 1 or len(set(_position_keys(board, pos, [m.index for m in override]).values())) == 1
-            if override and one and (best is None or _score(seen, override[0].overridden) > best[0]):
-                best = (_score(seen, override[0].overridden), first)
+            if override and (len(override) == 1 or
+                             len(set(_position_keys(board, pos, [m.index for m in override]).values())) == 1):
+                fitting.append((_score(seen, override[0].overridden), first))
         finally:
             board.pop()
-    if best is None:
+    if not fitting:
         return None
-    board.push(best[1])
-    try:
-        pos = state.position()
-        return _turn_inference(state, pos, (best[1],), _match_turns(board, pos, seen, board.stacks)[1], seen, done)
-    finally:
-        board.pop()
+    best = max(score for score, _ in fitting)
+    found = []
+    for first in [f for score, f in fitting if score >= best - REPLY_TIE]:
+        board.push(first)
+        try:
+            pos = state.position()
+            found.append(_turn_inference(state, pos, (first,), _match_turns(board, pos, seen, board.stacks)[1], seen, done))
+        finally:
+            board.pop()
+    if len(found) == 1:
+        return found[0]
+    cands = tuple(f.candidates[0] for f in found[:MAX_CANDIDATES])
+    return Inference("ambiguous", f"{len(found)} turns fit what can be seen: " + ", ".join(c.notation for c in cands),
+                     cands)
 
 
 def _tentative(state: GameState, observation: Observation) -> list[Any]:

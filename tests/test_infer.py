@@ -294,6 +294,30 @@ def test_a_reply_written_several_ways_confirms_the_pending_turn_despite_an_unsur
     assert state.board.ply == 2 and state.visible_now() == list(camera.stacks)
 
 
+def test_turns_told_apart_only_by_readings_that_say_nothing_leave_the_board_ambiguous() -> None:
+    """Accasta's heights must add up to its 40 discs: a disc the reader cannot place is put
+    where the count wants it, with no confidence (g1 read empty, f2 one disc taller).  Black's
+    turn then fits six ways; with White's reply each of them still fits only by overriding
+    those readings, so the board stays ambiguous instead of one of them being recorded."""
+    game = new_game("accasta")
+    for turn in ("a3:+b3 f3:+f2 a4:2-c6,-b5 e4:-e5 b3:2+c3,+a3 f2:+e3,-d2,+e3 c3:+c4,+b2,+c4 e3:-c2,-f2,+f3 "
+                 "c4:+c6,xc2,+b4 g1:2-f1,+f1 c6:xe5,-d7,-d6 f1:-c3,2+f2 b4:+b5,2-d4 f2:-g1,-e3 a2:-c4,+c4 "
+                 "e3:xd4 b2:+c2,xc3,+c3 g4:-e6,+f4,-f5 a3:2-c5,-b3 d4:2-e4 a1:-d1,+c3,-b1").split():
+        game.push_notation(turn)
+    state = GameState(game.copy())
+
+    def misread() -> Observation:
+        seen = game.visible()
+        return Observation({**seen, "f2": "w" + seen["f2"], "g1": "", "g3": "?" + seen["g3"][1:]},
+                           {"f2": 0.01, "g1": 0.0, "g3": 0.45})
+
+    game.push_notation("g2:+f2,+f2,+f3")
+    assert state.update(misread()).kind == "ambiguous"
+    game.push_notation("c2:xd2,+d2")
+    result = state.update(misread())
+    assert result.kind == "ambiguous" and state.board.ply == 21, result.message
+
+
 def test_a_confident_contradiction_is_never_accepted() -> None:
     board = new_game("accasta")
     turn = board.parse_turn("b4:2-c5")
