@@ -757,7 +757,7 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     # of those the one overriding the least sure readings wins, whichever was tried first (the
     # candidates of an ambiguous board come in no such order); where the readings that tell
     # them apart say next to nothing, the board is ambiguous.
-    fitting: list[tuple[float, Any]] = []
+    fitting: list[Inference] = []
     for first in firsts:
         board.push(first)
         try:
@@ -765,27 +765,20 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
             exact, override = _match_turns(board, pos, seen, board.stacks)
             if exact:
                 return _turn_inference(state, pos, (first,), exact, seen, done)
-            # Overriding readings, the reply must be one turn (or turns to one position).
-            if override and (len(override) == 1 or
-                             len(set(_position_keys(board, pos, [m.index for m in override]).values())) == 1):
-                fitting.append((_score(seen, override[0].overridden), first))
+            if override:
+                found = _turn_inference(state, pos, (first,), override, seen, done)
+                if found.kind == "turn":  # overriding readings, the reply must be one turn
+                    fitting.append(found)
         finally:
             board.pop()
     if not fitting:
         return None
-    best = max(score for score, _ in fitting)
-    found = []
-    for first in [f for score, f in fitting if score >= best - REPLY_TIE]:
-        board.push(first)
-        try:
-            pos = state.position()
-            found.append(_turn_inference(state, pos, (first,), _match_turns(board, pos, seen, board.stacks)[1], seen, done))
-        finally:
-            board.pop()
-    if len(found) == 1:
-        return found[0]
-    cands = tuple(f.candidates[0] for f in found[:MAX_CANDIDATES])
-    return Inference("ambiguous", f"{len(found)} turns fit what can be seen: " + ", ".join(c.notation for c in cands),
+    best = max(found.candidates[0].score for found in fitting)
+    close = [found for found in fitting if found.candidates[0].score >= best - REPLY_TIE]
+    if len(close) == 1:
+        return close[0]
+    cands = tuple(found.candidates[0] for found in close[:MAX_CANDIDATES])
+    return Inference("ambiguous", f"{len(close)} turns fit what can be seen: " + ", ".join(c.notation for c in cands),
                      cands)
 
 
