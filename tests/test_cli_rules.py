@@ -206,6 +206,25 @@ def test_a_whole_pdn_collection_is_checked_game_by_game(cli, shared: Path, tmp_p
     assert lines[-1] == f"{len(games) - 1} of {len(games)} games legal"
 
 
+def test_a_game_of_a_collection_that_cannot_be_read_loses_only_itself(cli, shared: Path, tmp_path: Path) -> None:
+    text = (shared / "draughts-games" / "nk2003-amsterdam.pdn").read_text(encoding="utf-8-sig")
+    third = text.index("[Event", text.index("[Event", text.index("[Event") + 1) + 1)
+    moves = text.index("1. ", third)
+    bad = tmp_path / "bad.pdn"
+    bad.write_text(text[:moves] + "1. 32-28 hello " + text[moves + 3:])
+    run = cli("rules", "replay", bad, "--game", "dame100", "--all", "--json")
+    assert run.returncode == 1
+    games = json.loads(run.stdout)
+    assert len(games) == 33 and sum(not g["legal"] for g in games) == 1
+    line = text[:moves].count("\n") + 1
+    assert games[2]["legal"] is False and games[2]["error"] == f"line {line}: cannot read 'hello' as PDN"
+    # A file with no game that can be read is still one clear error.
+    junk = tmp_path / "junk.pdn"
+    junk.write_text("hello world\n")
+    run = cli("rules", "replay", junk, "--game", "dame100", "--all")
+    assert run.returncode == 2 and "line 1: cannot read 'hello'" in run.stderr
+
+
 def test_the_nth_game_of_a_pdn_file_and_a_set_up_position(cli, tmp_path: Path) -> None:
     pdn = tmp_path / "two.pdn"
     pdn.write_text('[White "A"]\n1. 32-28 19-23 *\n\n[White "B"]\n[FEN "W:W28:B23"]\n1. 28x19 2-0\n')

@@ -11,6 +11,8 @@ from typing import Any, Sequence
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
 from rules.base import Outcome
 from rules.infer import Observation, infer
+from rules.dame import Dame100
+from rules.pdn import split_games
 from rules.record import Record, parse_result, read_turn, turn_number
 from tacticblue.commands import CLIError, add_game_argument, print_json
 
@@ -33,8 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     which.add_argument("--number", "-n", type=int, default=1, metavar="N",
                        help="replay the N-th game of a file that holds several (PDN; default 1)")
     which.add_argument("--all", action="store_true",
-                       help="check every game of the file: one line each (a JSON list with --json); "
-                            "exit status 1 if any is illegal")
+                       help="check every game of the file: one line each (a JSON list with --json; a PDN "
+                            "game that cannot be read is one entry, the others still checked); exit status 1 "
+                            "if any is illegal or unreadable")
     p.set_defaults(func=cmd_replay)
 
     p = rsub.add_parser("moves", help="list the legal turns of a position",
@@ -128,9 +131,9 @@ def _board_after(args: argparse.Namespace) -> Board[Any]:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    records = read_record_files(args.record, args.game)
     if args.all:
-        return _check_all(args, records)
+        return _check_all(args, _collection(args.record, args.game))
+    records = read_record_files(args.record, args.game)
     if not 1 <= args.number <= len(records):
         raise CLIError(f"{args.record} holds {len(records)} game(s): --number must be 1..{len(records)}")
     record = records[args.number - 1]
@@ -191,10 +194,34 @@ def final_outcome(board: Board[Any], record: Record) -> Outcome | None:
     return outcome
 
 
-def _check_all(args: argparse.Namespace, records: list[Record]) -> int:
+def _collection(path: Path, game: str) -> list[Record | CLIError]:
+    """Every game of a record file; where a PDN collection cannot be read as a whole, every
+    game that can, and for each one that cannot, the reason (:func:`rules.pdn.split_games`)."""
+    try:
+        return list(read_record_files(path, game))
+    except CLIError:
+        if game != Dame100.name:
+            raise
+    games: list[Record | CLIError] = []
+    for line, text in split_games(_record_text(path)):
+        try:
+            games += Dame100.read_records("\n" * (line - 1) + text)  # errors name the file's lines
+        except ValueError as e:
+            games.append(CLIError(str(e)))
+    if not any(isinstance(g, Record) for g in games):
+        read_record_files(path, game)  # the whole file's own error
+    return games
+
+
+def _check_all(args: argparse.Namespace, records: list[Record | CLIError]) -> int:
     """``replay --all``: every game of a collection, one line (or JSON object) each."""
     results = []
     for n, record in enumerate(records, 1):
+        if isinstance(record, CLIError):
+            results.append({"number": n, "players": None, "turns": 0, "legal": False, "error": str(record)})
+            if not args.json:
+                print(f"game {n:>3}: UNREADABLE: {record}")
+            continue
         players = " - ".join(record.tags[k] for k in ("White", "Black") if k in record.tags)
         entry: dict[str, Any] = {"number": n, "players": players or None, "turns": len(record.turns)}
         try:
