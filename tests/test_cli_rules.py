@@ -206,18 +206,19 @@ def test_a_whole_pdn_collection_is_checked_game_by_game(cli, shared: Path, tmp_p
     assert lines[-1] == f"{len(games) - 1} of {len(games)} games legal"
 
 
-def test_a_game_of_a_collection_that_cannot_be_read_loses_only_itself(cli, shared: Path, tmp_path: Path) -> None:
-    text = (shared / "draughts-games" / "nk2003-amsterdam.pdn").read_text(encoding="utf-8-sig")
-    third = text.index("[Event", text.index("[Event", text.index("[Event") + 1) + 1)
-    moves = text.index("1. ", third)
+def test_a_game_of_a_collection_that_cannot_be_read_loses_only_itself(cli, tmp_path: Path) -> None:
+    games = ['[Event "a"]\n[White "A"]\n\n1. 32-28 19-23 2. 28x19 14x23 1-1\n',
+             '[Event "b"]\n[White "B"]\n\n1. 33-28 hello 18-23 *\n',
+             '[Event "c"]\n[White "C"]\n\n1. 31-27 17-21 2-0\n']
     bad = tmp_path / "bad.pdn"
-    bad.write_text(text[:moves] + "1. 32-28 hello " + text[moves + 3:])
+    bad.write_text("\n".join(games))
     run = cli("rules", "replay", bad, "--game", "dame100", "--all", "--json")
     assert run.returncode == 1
-    games = json.loads(run.stdout)
-    assert len(games) == 33 and sum(not g["legal"] for g in games) == 1
-    line = text[:moves].count("\n") + 1
-    assert games[2]["legal"] is False and games[2]["error"] == f"line {line}: cannot read 'hello' as PDN"
+    out = json.loads(run.stdout)
+    assert [g["legal"] for g in out] == [True, False, True] and out[2]["players"] == "C"
+    assert out[1]["error"] == "line 9: cannot read 'hello' as PDN"  # the file's own line
+    run = cli("rules", "replay", bad, "--game", "dame100", "--all")
+    assert "game   2: UNREADABLE: line 9" in run.stdout and run.stdout.splitlines()[-1] == "2 of 3 games legal"
     # A file with no game that can be read is still one clear error.
     junk = tmp_path / "junk.pdn"
     junk.write_text("hello world\n")
