@@ -199,9 +199,10 @@ def _collection(path: Path, game: str) -> list[Record | CLIError]:
     game that can, and for each one that cannot, the reason (:func:`rules.pdn.split_games`)."""
     try:
         return list(read_record_files(path, game))
-    except CLIError:
+    except CLIError as e:
         if game != Dame100.name:
             raise
+        whole = e
     games: list[Record | CLIError] = []
     for line, text in split_games(_record_text(path)):
         try:
@@ -209,7 +210,7 @@ def _collection(path: Path, game: str) -> list[Record | CLIError]:
         except ValueError as e:
             games.append(CLIError(str(e)))
     if not any(isinstance(g, Record) for g in games):
-        read_record_files(path, game)  # the whole file's own error
+        raise whole
     return games
 
 
