@@ -43,6 +43,28 @@ class Record:
     tags: dict[str, str] = field(default_factory=dict)
     """Header tags (PDN); empty for rulebook records."""
 
+    def stated_result(self) -> str | None:
+        """The result the record states: its result line (in PDN the token after the moves),
+        else its ``Result`` tag; ``None`` where it states none (or ``*``)."""
+        tag = self.tags.get("Result", "").strip()
+        return self.result or (tag if tag and tag != "*" else None)
+
+    def result_conflict(self) -> str | None:
+        """Why the ``Result`` tag and the result after the moves disagree, if they do.
+
+        >>> Record([], "1/2-1/2", tags={"Result": "0-1"}).result_conflict()
+        "the Result tag says '0-1' but the moves end with '1/2-1/2'"
+        >>> Record([], "2-0", tags={"Result": "1-0"}).result_conflict() is None
+        True
+        """
+        tag = self.tags.get("Result", "").strip()
+        if not tag or tag == "*" or not self.result:
+            return None
+        said, ended = parse_result(tag), parse_result(self.result)
+        if said is None or ended is None or (said.winner, said.draw) == (ended.winner, ended.draw):
+            return None
+        return f"the Result tag says {tag!r} but the moves end with {self.result!r}"
+
     def format(self, first_player: Colour = WHITE) -> str:
         """The record as text, numbered like the rulebook (White's column first)."""
         lines = list(self.comments)

@@ -236,3 +236,19 @@ def test_the_nth_game_of_a_pdn_file_and_a_set_up_position(cli, tmp_path: Path) -
     assert data["result"]["winner"] == "white" and data["result"]["reason"] == "black has no pieces left"
     run = cli("rules", "replay", pdn, "--game", "dame100", "--number", "3")
     assert run.returncode == 2 and "holds 2 game(s)" in run.stderr and len(run.stderr.splitlines()) == 1
+
+
+def test_a_result_tag_stands_for_a_missing_result_and_one_that_disagrees_is_warned_of(cli, tmp_path: Path) -> None:
+    pdn = tmp_path / "results.pdn"
+    pdn.write_text('[White "A"]\n[Result "0-1"]\n1. 32-28 19-23 1/2-1/2\n\n'
+                   '[White "B"]\n[Result "2-0"]\n1. 33-28 18-23\n')
+    run = cli("rules", "replay", pdn, "--game", "dame100", "--all", "--json")
+    assert run.returncode == 0, run.stderr
+    first, second = json.loads(run.stdout)
+    assert first["result"]["draw"] and first["warnings"] == ["the Result tag says '0-1' but the moves end with '1/2-1/2'"]
+    assert second["result"]["winner"] == "white" and second["warnings"] == []
+    run = cli("rules", "replay", pdn, "--game", "dame100", "--json")
+    assert json.loads(run.stdout)["warnings"] == first["warnings"]
+    run = cli("rules", "replay", pdn, "--game", "dame100")
+    assert run.returncode == 0 and "Draw" in run.stdout
+    assert run.stderr.strip() == "warning: the Result tag says '0-1' but the moves end with '1/2-1/2'"

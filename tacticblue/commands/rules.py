@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -149,6 +150,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"{turn_number(i, type(board).first_player):>3}. {mover:<5} {turns[-1]}")
     outcome = final_outcome(board, record)
+    warnings = [w for w in [record.result_conflict()] if w]
     if args.json:
         print_json({
             "game": args.game,
@@ -156,8 +158,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
             "final": board.visible(),
             "to_move": None if outcome is not None else COLOUR_NAMES[board.turn],
             "result": outcome.to_json() if outcome else None,
+            **({"warnings": warnings} if warnings else {}),
         })
         return 0
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     print()
     print(board.diagram())
     print()
@@ -182,12 +187,13 @@ def final_outcome(board: Board[Any], record: Record) -> Outcome | None:
     """The result after a record's last turn: the rules' where they decide it (a record that
     states another is an error, status 1), else the record's own (a concession)."""
     outcome = board.outcome()
-    stated = parse_result(record.result) if record.result else None
+    said = record.stated_result()
+    stated = parse_result(said) if said else None
     if outcome is not None and stated is not None and (outcome.winner, outcome.draw) != (stated.winner, stated.draw):
-        raise CLIError(f"the record says {record.result!r} but the rules give {outcome.reason}", status=1)
+        raise CLIError(f"the record says {said!r} but the rules give {outcome.reason}", status=1)
     if outcome is not None and stated is not None and stated.score is not None and outcome.score != stated.score:
         scored = f"score it {outcome.score[0]}:{outcome.score[1]}" if outcome.score else "give no score"
-        raise CLIError(f"the record says {record.result!r} but the rules {scored}", status=1)
+        raise CLIError(f"the record says {said!r} but the rules {scored}", status=1)
     if outcome is None and stated is not None:
         # A result the rules do not decide (a concession): reported as the record states it.
         outcome = type(stated)(stated.winner, stated.draw, stated.score, f"as recorded: {stated.reason}")
@@ -232,10 +238,12 @@ def _check_all(args: argparse.Namespace, records: list[Record | CLIError]) -> in
             entry.update(legal=True, result=outcome.to_json() if outcome else None)
         except CLIError as e:
             entry.update(legal=False, error=str(e))
+        entry["warnings"] = [w for w in [record.result_conflict()] if w]
         results.append(entry)
         if not args.json:
             what = (f"{entry['turns']} turns, " + (entry["result"]["reason"] if entry["result"] else "unfinished")
                     if entry["legal"] else f"ILLEGAL: {entry['error']}")
+            what += "".join(f" (warning: {w})" for w in entry["warnings"])
             print(f"game {n:>3}{' (' + players + ')' if players else ''}: {what}")
     bad = sum(not e["legal"] for e in results)
     if args.json:
