@@ -11,8 +11,10 @@ pending until the reply).  A pass changes nothing to see and is seen with the re
 
 Every turn ends up recorded right, recorded wrong (the record left the game: counted once,
 then the record is put right, as the players would), or left to the players (an illegal
-board, or still not recorded three turns later; then put right too).  A turn recorded
-wrong must stay rare: it is the one failure the players are not told about.
+board, or still not recorded three turns later; then put right too, as the players do by
+confirming the turn played: the readings that board shows wrong are ignored from then on
+while they stay the same).  A turn recorded wrong must stay rare: it is the one failure the
+players are not told about.
 
 This measures vision and inference together on what the players care about; the per-point
 figures are ``benchmarks/vision.py``'s.  ``--verbose`` prints every turn not recorded right
@@ -77,7 +79,9 @@ def session(game: str, seed: int, number: int, plies: int, verbose: bool) -> dic
             differ = {p: (s, seen.points.get(p), round(seen.conf(p), 2)) for p, s in want.items() if seen.points.get(p) != s}
             print(f"{game} session {number} turn {len(keys) - 1}: {'WRONG' if not in_line else 'left'}: "
                   f"{result.message if result else reading.reason}; read differently: {differ}", flush=True)
-        state = GameState(truth.copy())  # the players put the record right
+        state = GameState(truth.copy())  # the players put the record right, confirming the board as it is
+        if reading.readable:
+            state.accept(reading.observation)
     tally["left"] += len(keys) - 1 - state.board.ply
     return tally
 

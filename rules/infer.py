@@ -390,6 +390,11 @@ class GameState:
         turn, each of them followed by a reply is tried, so one unsure or ambiguous reading of
         a real turn does not make every later board illegal."""
         self.low_confidence = low_confidence
+        self.misread: dict[int, tuple[str, str]] = {}
+        """Readings the players have said are wrong (:meth:`accept`): point index -> (the stack
+        the record has there, the stack read).  While both stay so the reading says nothing of
+        the point, so a disc the camera keeps misreading does not make every later board illegal;
+        a turn on that point changes its reading, or the record's stack, and is seen as ever."""
         self._cache: dict[Any, _Position] = {}
         self._history: list[tuple[int, list[str]]] | None = None
 
@@ -436,6 +441,44 @@ class GameState:
         self.pending = None
         self.tentative = []
         self._history = None
+        stacks = self.board.stacks
+        self.misread = {i: m for i, m in self.misread.items() if stacks[i] == m[0]}
+
+    def accept(self, observation: Observation) -> None:
+        """The players say the record is right as it stands (they confirmed a turn the board
+        did not show): every reading of ``observation`` that does not fit it is a misreading,
+        ignored for as long as it and the record's stack stay the same (:attr:`misread`).
+
+        >>> from rules import new_game
+        >>> state = GameState(new_game("abande"))
+        >>> _ = state.board.push_notation("d4")
+        >>> state.accept(Observation({"d4": "w"}))  # Black's disc, that the camera sees as white
+        >>> state.update(Observation({"d4": "w", "c3": "w"})).message  # and White's reply
+        'white played c3'
+        """
+        now = self.visible_now()
+        index = self.board.geometry.index
+        for name, stack in observation.points.items():
+            i = index(name)
+            if not self.board.stack_fits(now[i], stack):
+                self.misread[i] = (now[i], stack)
+
+    def misreadings(self, observation: Observation) -> set[str]:
+        """The points of ``observation`` whose readings the players have said are wrong."""
+        if not self.misread:
+            return set()
+        now = self.visible_now()
+        names = self.board.geometry.names
+        return {names[i] for i, (stack, read) in self.misread.items()
+                if now[i] == stack and observation.points.get(names[i]) == read}
+
+    def trusted(self, observation: Observation) -> Observation:
+        """``observation`` without the readings the players have said are wrong."""
+        ignored = self.misreadings(observation)
+        if not ignored:
+            return observation
+        return Observation({n: s for n, s in observation.points.items() if n not in ignored},
+                           observation.confidence, observation.presence)
 
     def turn_done(self) -> None:
         """The players said the pending turn is finished: play it."""
@@ -445,6 +488,7 @@ class GameState:
     def update(self, observation: Observation, done: bool = False) -> Inference:
         """Infer from ``observation`` and apply it: a final turn is played, an unfinished one
         becomes :attr:`pending`, a take-back pops the board back.  Returns the inference."""
+        observation = self.trusted(observation)
         result = infer(self, observation, done=done)
         if result.kind == "unchanged" and not done:
             self.tentative = _tentative(self, observation)
@@ -590,6 +634,7 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
         state = GameState(state)
     board = state.board
     observation.check(board)
+    observation = state.trusted(observation)
     seen = _Seen.of(board, observation, state.low_confidence)
     fits = board.stack_fits
 

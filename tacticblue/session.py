@@ -17,7 +17,9 @@ referee, :meth:`Session.settled`, which infers the turn with
 ``turn``       a turn is final (journaled, flushed and synced to disk *before* it is announced);
 ``partial``    a turn in progress (an Accasta turn that may go on, a capture half carried out);
 ``ambiguous``  several turns fit: the candidates, confirm one with :meth:`confirm`;
-``illegal``    what was wrong and what to put back (nothing is recorded);
+``illegal``    what was wrong and what to put back (nothing is recorded); if the board is
+               right and the camera misreads it, confirming one of the nearest legal turns
+               records it, and the readings it does not fit are ignored from then on;
 ``takeback``   the board went back to an earlier position, or :meth:`undo` was asked for;
 ``end``        the game is over, with its result;
 ``info``       everything else worth telling: the board re-found, the camera gone, a resume.
@@ -112,7 +114,8 @@ class Session:
         self._reads: list[Observation] = []
         self._read_this_stillness = False
         self._settled_key: Any = None
-        self._ambiguous: Inference | None = None
+        self._choices: Inference | None = None
+        """The last board's candidates the players may confirm (ambiguous or illegal), if any."""
         self._pending_shown: Any = None
         self._ended = board.outcome() is not None
         self._pose_status = "steady"
@@ -208,28 +211,30 @@ class Session:
                 data["targets"] = _targets(self.board, result)
             events.append(self._event(t, "partial", result.message, result.notation, data))
         elif kind == "ambiguous":
-            self._ambiguous = result
             cands = [c.notation for c in result.candidates]
             events.append(self._event(t, "ambiguous", result.message + " (confirm one: "
                                       + ", ".join(f"{n + 1}={c}" for n, c in enumerate(cands)) + ")",
                                       None, {"candidates": cands}))
         elif kind == "illegal":
             events.append(self._illegal(result, t))
-        if kind != "ambiguous":
-            self._ambiguous = None
+        self._choices = result if kind in ("ambiguous", "illegal") and result.candidates else None
         return events + self._check_end(t)
 
     def _illegal(self, result: Inference, t: float) -> Event:
         expected = self.state.visible_now()
         names = self.board.geometry.names
-        seen = self.observation.points if self.observation else {}
+        seen = self.state.trusted(self.observation).points if self.observation else {}
         put_back = {names[i]: s for i, s in enumerate(expected)
                     if names[i] in seen and not self.board.stack_fits(s, seen[names[i]])}
         where = ", ".join(f"{p} {s or 'empty'}" for p, s in put_back.items())
         message = result.message
         if where:
             message += f". Put back: {where}"
-        data: dict[str, Any] = {"put_back": put_back, "nearest": [c.notation for c in result.candidates]}
+        nearest = [c.notation for c in result.candidates]
+        if nearest:
+            message += (" (if the camera misreads the board, confirm the turn played: "
+                        + ", ".join(f"{n + 1}={c}" for n, c in enumerate(nearest)) + ")")
+        data: dict[str, Any] = {"put_back": put_back, "nearest": nearest}
         return self._event(t, "illegal", message, None, data)
 
     def _record_new_turns(self, t: float) -> list[Event]:
@@ -317,13 +322,17 @@ class Session:
         return events + self._record_new_turns(t) + self._check_end(t)
 
     def confirm(self, choice: int, t: float) -> list[Event]:
-        """Choose candidate ``choice`` (1-based) of the last ambiguous board."""
-        amb = self._ambiguous
-        if amb is None or not 1 <= choice <= len(amb.candidates):
+        """Choose candidate ``choice`` (1-based) of the last ambiguous board, or of the nearest
+        legal turns of the last illegal one: the board seen is then right for the record, and
+        its readings that do not fit the turn are taken as the camera's misreadings."""
+        choices = self._choices
+        if choices is None or not 1 <= choice <= len(choices.candidates):
             return [self._info(t, "no such candidate to confirm")]
         self.state.pending = None  # candidates start from the confirmed board (a pending turn is their prefix)
-        self.state.push(amb.candidates[choice - 1].turns)
-        self._ambiguous = None
+        self.state.push(choices.candidates[choice - 1].turns)
+        if self.observation is not None:
+            self.state.accept(self.observation)
+        self._choices = None
         return self._record_new_turns(t) + self._check_end(t)
 
     def command(self, text: str, t: float) -> list[Event]:

@@ -584,3 +584,27 @@ def test_a_hand_that_stays_over_the_still_board_is_told_about_once(tmp_path):
     told = [(t, e.message) for t, e in events if "hand has been over the still board" in e.message]
     assert len(told) == 1 and STEADY_HAND_S <= told[0][0] <= STEADY_HAND_S + 1.0, events
     assert all(e.event == "info" for _, e in events) and board.ply == 0
+
+
+def test_a_disc_the_camera_keeps_misreading_is_confirmed_once_and_the_game_goes_on(cli, tmp_path):
+    turns, _ = record_turns("abande")
+    upto = turns.index("d4-c4")
+    log = write_log(tmp_path / "g.jsonl", "abande", turns[:upto])
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    out = []
+    for entry in entries:  # from d5-d4 on, the camera surely sees d4's pile of two as one white disc
+        if entry.get("points", {}).get("d4") == "bw":
+            entry = {**entry, "points": {**entry["points"], "d4": "w"}, "confidence": {"d4": 0.75}}
+            if not any("confidence" in e for e in out):
+                out += [entry, {"t": entry["t"] + 0.1, "command": "1"}]
+                continue
+        out.append(entry)
+    log.write_text("".join(json.dumps(e) + "\n" for e in out))
+    result = cli("replay", log, "--game", "abande", "--json", "--journal", tmp_path / "j")
+    assert result.returncode == 0, result.stderr
+    evs = events(result.stdout)
+    illegal = [e for e in evs if e["event"] == "illegal"]
+    assert len(illegal) == 1 and illegal[0]["nearest"][0] == "d5-d4"
+    assert "1=d5-d4" in illegal[0]["message"]
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:upto]
+    assert read_journal(tmp_path / "j").turns == turns[:upto]
