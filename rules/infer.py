@@ -729,10 +729,7 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
         if best.may_continue and not done:
             msg += "; the turn may go on"
         return Inference("turn", msg, cands, best.differences, confirmed=done or not best.may_continue)
-    cands = tuple(candidate(min(g, key=rank)) for g in groups[:MAX_CANDIDATES])
-    more = f" and {len(groups) - len(cands)} more" if len(groups) > len(cands) else ""
-    return Inference("ambiguous", f"{len(groups)} turns fit what can be seen: "
-                     + ", ".join(c.notation for c in cands) + more, cands)
+    return _several(tuple(candidate(min(g, key=rank)) for g in groups[:MAX_CANDIDATES]), len(groups))
 
 
 def _prefix_notations(state: GameState, prefix: tuple[Any, ...]) -> tuple[str, ...]:
@@ -800,8 +797,10 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         return None
     # A first turn whose reply fits every point beats one whose reply overrides readings, and
     # of those the one overriding the least sure readings wins, whichever was tried first (the
-    # candidates of an ambiguous board come in no such order); where the readings that tell
-    # them apart say next to nothing, the board is ambiguous.
+    # candidates of an ambiguous board come in no such order); where several first turns fit
+    # every point, or the readings that tell them apart say next to nothing, the board is
+    # ambiguous.
+    exacts: list[Inference] = []
     fitting: list[Inference] = []
     for first in firsts:
         board.push(first)
@@ -809,42 +808,64 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
             pos = state.position()
             exact, override = _match_turns(board, pos, seen, board.stacks)
             if exact:
-                return _turn_inference(state, pos, (first,), exact, seen, done)
-            if override:
+                exacts.append(_turn_inference(state, pos, (first,), exact, seen, done))
+            elif override and not exacts:
                 found = _turn_inference(state, pos, (first,), override, seen, done)
                 if found.kind == "turn":  # overriding readings, the reply must be one turn
                     fitting.append(found)
         finally:
             board.pop()
+    if len(exacts) == 1:
+        return exacts[0]
+    if exacts:
+        cands = tuple(c for found in exacts for c in (found.candidates[:1] if found.kind == "turn" else found.candidates))
+        return _several(cands)
     if not fitting:
         return None
     best = max(found.candidates[0].score for found in fitting)
     close = [found for found in fitting if found.candidates[0].score >= best - REPLY_TIE]
     if len(close) == 1:
         return close[0]
-    cands = tuple(found.candidates[0] for found in close[:MAX_CANDIDATES])
-    return Inference("ambiguous", f"{len(close)} turns fit what can be seen: " + ", ".join(c.notation for c in cands),
-                     cands)
+    return _several(tuple(found.candidates[0] for found in close))
+
+
+def _several(cands: tuple[Candidate, ...], total: int | None = None) -> Inference:
+    """``ambiguous`` between candidates that fit equally well (``total`` of them, if more
+    than given), the first :data:`MAX_CANDIDATES` listed."""
+    shown = cands[:MAX_CANDIDATES]
+    total = max(total or 0, len(cands))
+    more = f" and {total - len(shown)} more" if total > len(shown) else ""
+    return Inference("ambiguous", f"{total} turns fit what can be seen: "
+                     + ", ".join(c.notation for c in shown) + more, shown)
 
 
 def _tentative(state: GameState, observation: Observation) -> list[Any]:
-    """The turn that an observation inferred ``unchanged`` would be if its uncertain readings
-    were right: the one legal turn (or turns to one position) fitting every seen point, or
-    else the one changing exactly the points whose (unsure) readings changed: a disc just
-    placed may be read unsure as two, but it is where the change is."""
+    """The turns an observation inferred ``unchanged`` may have been if some of its uncertain
+    readings were right: the legal turns fitting every seen point, or else those changing
+    exactly the points whose (unsure) readings changed (a disc just placed may be read unsure
+    as two, but it is where the change is), or only some of them, each to what was read there
+    (the turn read unsure, and a misreading elsewhere).  One turn per resulting board, and
+    none where more than :data:`MAX_CANDIDATES` boards would do."""
     if state.pending is not None:
         return []
     board = state.board
+    fits = board.stack_fits
     sure = _Seen.of(board, observation, 0.0)  # every reading taken at its word
-    changed = _mismatches(board.stack_fits, sure, board.stacks, range(len(board.stacks)))
+    changed = frozenset(_mismatches(fits, sure, board.stacks, range(len(board.stacks))))
     if not changed:
         return []
     pos = state.position()
     exact, _ = _match_turns(board, pos, sure, board.stacks)
-    members = [m.index for m in exact] or pos.groups.get(frozenset(changed), [])
-    if not members or len({frozenset(pos.results[n][1].items()) for n in members}) > 1:
-        return []
-    return [pos.results[members[0]][0]]
+    members = [m.index for m in exact]
+    if not members:
+        members = list(pos.groups.get(changed, []))
+        for points, group in pos.groups.items():
+            if points and points < changed:
+                members += [n for n in group if all(fits(s, sure.stacks[i]) for i, s in pos.results[n][1].items())]
+    boards: dict[frozenset[tuple[int, str]], Any] = {}
+    for n in members:
+        boards.setdefault(frozenset(pos.results[n][1].items()), pos.results[n][0])
+    return list(boards.values()) if len(boards) <= MAX_CANDIDATES else []
 
 
 def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:

@@ -228,6 +228,33 @@ def test_a_turn_misread_unsure_where_it_changed_the_board_is_still_kept_tentativ
     assert result.kind == "turn" and result.candidates[0].notations == ("d5", "e4")
 
 
+def test_a_turn_read_unsure_beside_an_unsure_misreading_is_played_when_the_reply_shows_it() -> None:
+    """Black's c3 is read unsure, and White's unchanged d5 misread unsure as two discs: no turn
+    changes both, but c3 changes one of them to what was read there, so it is kept; the
+    next board, read right, shows c3 and White's reply (benchmarks/turns.py: Abande, seed 2)."""
+    state = GameState(new_game("abande"))
+    for turn in ("d4", "d5", "e4", "c4"):
+        state.push([state.board.parse_turn(turn)])
+    unsure = {**state.board.visible(), "c3": "b", "d5": "ww"}
+    assert state.update(Observation(unsure, {"c3": 0.4, "d5": 0.3})).kind == "unchanged"
+    assert [state.board.turn_notation(t) for t in state.tentative] == ["c3"]
+    result = state.update(Observation({**state.board.visible(), "c3": "b", "b2": "w"}))
+    assert result.kind == "turn" and result.candidates[0].notations == ("c3", "b2")
+
+
+def test_a_reply_that_does_not_tell_an_ambiguous_boards_turns_apart_leaves_it_ambiguous() -> None:
+    """White's move seen with its landing points hidden fits six turns; Black's reply seen with
+    them still hidden fits after each of them: nothing is played, the players are asked."""
+    state, camera = GameState(new_game("accasta")), new_game("accasta")
+    camera.push_notation("b4:2-c5")
+    hidden = ("b5", "c4", "c5")
+    assert state.update(Observation({k: v for k, v in camera.visible().items() if k not in hidden})).kind == "ambiguous"
+    camera.push_notation("e4:+e3")
+    result = state.update(Observation({k: v for k, v in camera.visible().items() if k not in hidden}))
+    assert result.kind == "ambiguous" and state.board.ply == 0
+    assert len(result.candidates) == 6 and {c.notations[1] for c in result.candidates} == {"e4:+e3"}
+
+
 def test_an_ambiguous_board_is_settled_by_the_reply() -> None:
     """White's move seen with its landing points hidden fits six turns; Black's reply, seen
     in full, fits only one of them followed by the reply: both are played."""
