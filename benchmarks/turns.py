@@ -79,7 +79,10 @@ def session(game: str, seed: int, number: int, plies: int, verbose: bool) -> dic
             differ = {p: (s, seen.points.get(p), round(seen.conf(p), 2)) for p, s in want.items() if seen.points.get(p) != s}
             print(f"{game} session {number} turn {len(keys) - 1}: {'WRONG' if not in_line else 'left'}: "
                   f"{result.message if result else reading.reason}; read differently: {differ}", flush=True)
-        state = GameState(truth.copy())  # the players put the record right, confirming the board as it is
+        # The players put the record right, confirming the board as it is: the live session's
+        # game state keeps the misreadings it knew of, where the record's stacks are unchanged.
+        known, state = state.misread, GameState(truth.copy())
+        state.misread = {i: m for i, m in known.items() if state.board.stacks[i] == m[0]}
         if reading.readable:
             state.accept(reading.observation)
     tally["left"] += len(keys) - 1 - state.board.ply

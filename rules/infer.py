@@ -19,7 +19,10 @@ stack, and a point read with confidence below ``LOW_CONFIDENCE`` may be overrule
 a turn that fits every other point and is unique; a confident reading is never
 overruled, and a change seen only on uncertain points is no turn (``unchanged``).  A
 reading sure that a point holds a stack, or none (``presence``), is as firm about that
-as a confident one, however unsure which stack it is.
+as a confident one, however unsure which stack it is.  A board no single turn explains may
+be two turns: one seen only unsure on the board before, or one on points whose readings say
+next to nothing, then the reply.  Readings the players have confirmed wrong
+(:meth:`GameState.accept`) say the record's stack for as long as they stay the same.
 
 Matching compares visible boards, not lists of moves: every legal turn is reduced
 once per position to the points it changes (cached), so each observation costs a
@@ -64,6 +67,12 @@ REPLY_TIE = 0.05
 unsure those readings are (the product of one minus their confidences), are told apart only
 by more than this.  On ``benchmarks/turns.py`` (seeds 1 and 2, 4,700 turns) this turned the
 3 turns recorded wrong into ambiguous boards, and left 11 more turns to the players."""
+
+UNSEEN_CONFIDENCE = 0.05
+"""A reading less sure than this says next to nothing of its point: a turn changing only such
+points may have gone unseen, and is tried before a reply that fits no single turn.  Readings
+a little surer (0.4-0.6: empty dark cells of Attraktion 8x8) let a sure misreading elsewhere
+pass for such a turn and a reply (benchmarks/turns.py, seed 2)."""
 
 Changes = dict[int, str]
 """Point index -> stack after the turn, for the points a turn changes."""
@@ -392,9 +401,10 @@ class GameState:
         self.low_confidence = low_confidence
         self.misread: dict[int, tuple[str, str]] = {}
         """Readings the players have said are wrong (:meth:`accept`): point index -> (the stack
-        the record has there, the stack read).  While both stay so the reading says nothing of
-        the point, so a disc the camera keeps misreading does not make every later board illegal;
-        a turn on that point changes its reading, or the record's stack, and is seen as ever."""
+        the record has there, the stack read).  While the same reading is seen there it says the
+        record's stack is still there (or the one read, if a turn makes it so), so a disc the
+        camera keeps misreading does not make every later board illegal, and a turn that puts
+        anything else there changes the reading and is seen as ever."""
         self._cache: dict[Any, _Position] = {}
         self._history: list[tuple[int, list[str]]] | None = None
 
@@ -447,7 +457,7 @@ class GameState:
     def accept(self, observation: Observation) -> None:
         """The players say the record is right as it stands (they confirmed a turn the board
         did not show): every reading of ``observation`` that does not fit it is a misreading,
-        ignored for as long as it and the record's stack stay the same (:attr:`misread`).
+        which says the record's stack for as long as both stay the same (:attr:`misread`).
 
         >>> from rules import new_game
         >>> state = GameState(new_game("abande"))
@@ -463,22 +473,15 @@ class GameState:
             if not self.board.stack_fits(now[i], stack):
                 self.misread[i] = (now[i], stack)
 
-    def misreadings(self, observation: Observation) -> set[str]:
-        """The points of ``observation`` whose readings the players have said are wrong."""
+    def misreadings(self, observation: Observation) -> dict[str, str]:
+        """The points of ``observation`` read as the players have said is wrong (:attr:`misread`),
+        each with the record's stack there."""
         if not self.misread:
-            return set()
+            return {}
         now = self.visible_now()
         names = self.board.geometry.names
-        return {names[i] for i, (stack, read) in self.misread.items()
+        return {names[i]: stack for i, (stack, read) in self.misread.items()
                 if now[i] == stack and observation.points.get(names[i]) == read}
-
-    def trusted(self, observation: Observation) -> Observation:
-        """``observation`` without the readings the players have said are wrong."""
-        ignored = self.misreadings(observation)
-        if not ignored:
-            return observation
-        return Observation({n: s for n, s in observation.points.items() if n not in ignored},
-                           observation.confidence, observation.presence)
 
     def turn_done(self) -> None:
         """The players said the pending turn is finished: play it."""
@@ -488,7 +491,6 @@ class GameState:
     def update(self, observation: Observation, done: bool = False) -> Inference:
         """Infer from ``observation`` and apply it: a final turn is played, an unfinished one
         becomes :attr:`pending`, a take-back pops the board back.  Returns the inference."""
-        observation = self.trusted(observation)
         result = infer(self, observation, done=done)
         if result.kind == "unchanged" and not done:
             self.tentative = _tentative(self, observation)
@@ -527,23 +529,37 @@ class _Seen:
     low: list[bool]
     present: list[bool]
     """Whether the point surely holds a stack, or surely none, as read (:attr:`Observation.presence`)."""
+    known: dict[int, str]
+    """Points read as the players have said is wrong (:attr:`GameState.misread`) -> the record's
+    stack there: the same misreading says that stack is still there."""
 
     @classmethod
-    def of(cls, board: Board[Any], obs: Observation, threshold: float) -> "_Seen":
+    def of(cls, board: Board[Any], obs: Observation, threshold: float, known: dict[str, str] | None = None
+           ) -> "_Seen":
         names = board.geometry.names
         stacks = [obs.points.get(n) for n in names]
         conf = [obs.conf(n) for n in names]
-        return cls(stacks, conf, [c < threshold for c in conf], [obs.presence_conf(n) >= threshold for n in names])
+        index = board.geometry.index
+        return cls(stacks, conf, [c < threshold for c in conf], [obs.presence_conf(n) >= threshold for n in names],
+                   {index(n): s for n, s in (known or {}).items()})
+
+    def agrees(self, fits: Any, i: int, expected: str) -> bool:
+        """Whether point ``i``'s reading fits ``expected`` (a point not seen fits anything; a
+        known misreading fits the stack it was confirmed for as well as what it reads)."""
+        seen = self.stacks[i]
+        return seen is None or fits(expected, seen) or (i in self.known and expected == self.known[i])
 
     def firm(self, i: int, expected: str) -> bool:
         """Whether point ``i``'s reading, where it does not fit ``expected``, surely says otherwise:
-        a sure reading, or one sure that a stack is there where ``expected`` has none (or the
-        reverse), however unsure which stack it is."""
-        return not self.low[i] or (self.present[i] and (expected == "") != (self.stacks[i] == ""))
+        a sure reading, one sure that a stack is there where ``expected`` has none (or the
+        reverse), however unsure which stack it is, or a known misreading (which says its
+        stack is unchanged)."""
+        return (not self.low[i] or i in self.known
+                or (self.present[i] and (expected == "") != (self.stacks[i] == "")))
 
 
 def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str], points: Iterable[int]) -> list[int]:
-    return [i for i in points if seen.stacks[i] is not None and not fits(expected[i], seen.stacks[i])]
+    return [i for i in points if not seen.agrees(fits, i, expected[i])]
 
 
 def _diffs(board: Board[Any], seen: _Seen, expected: Sequence[str], points: Iterable[int]) -> tuple[Difference, ...]:
@@ -593,7 +609,7 @@ def _disagreements(board: Board[Any], seen: _Seen, outside: list[int], changes: 
     """The points where a turn's result and the observation disagree: ``outside`` (points the
     turn does not change but the observation shows changed) plus changed points misread."""
     fits = board.stack_fits
-    return outside + [i for i, s in changes.items() if seen.stacks[i] is not None and not fits(s, seen.stacks[i])]
+    return outside + [i for i, s in changes.items() if not seen.agrees(fits, i, s)]
 
 
 def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) -> dict[int, Any]:
@@ -634,8 +650,7 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
         state = GameState(state)
     board = state.board
     observation.check(board)
-    observation = state.trusted(observation)
-    seen = _Seen.of(board, observation, state.low_confidence)
+    seen = _Seen.of(board, observation, state.low_confidence, state.misreadings(observation))
     fits = board.stack_fits
 
     now = state.visible_now()
@@ -780,11 +795,15 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     """The opponent already replied (or, with ``partial``, started to): confirm the pending
     turn, or a pass, and match the reply in the position after it."""
     board = state.board
+    unseen: dict[int, frozenset[int]] = {}  # index in firsts of a turn maybe not seen -> the points it changes
     if state.pending is not None:
         firsts = [state.pending]
     else:
-        firsts = [t for t, changes in state.position().results if not changes]  # passes
-        firsts[:0] = state.tentative
+        firsts = list(state.tentative)
+        for turn, points in _unseen_turns(state, seen, state.tentative):
+            unseen[len(firsts)] = points
+            firsts.append(turn)
+        firsts += [t for t, changes in state.position().results if not changes]  # passes
     if partial:
         for first in firsts:
             board.push(first)
@@ -802,11 +821,13 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     # ambiguous.
     exacts: list[Inference] = []
     fitting: list[Inference] = []
-    for first in firsts:
+    for n, first in enumerate(firsts):
         board.push(first)
         try:
             pos = state.position()
             exact, override = _match_turns(board, pos, seen, board.stacks)
+            if n in unseen:  # nothing was seen of it: its reply may overrule no other reading
+                override = [m for m in override if unseen[n].issuperset(m.overridden)]
             if exact:
                 exacts.append(_turn_inference(state, pos, (first,), exact, seen, done))
             elif override and not exacts:
@@ -839,6 +860,22 @@ def _several(cands: tuple[Candidate, ...], total: int | None = None) -> Inferenc
                      + ", ".join(c.notation for c in shown) + more, shown)
 
 
+def _unseen_turns(state: GameState, seen: _Seen, known: list[Any]) -> list[tuple[Any, frozenset[int]]]:
+    """The turns the camera may not have seen at all (other than ``known``), with the points
+    they change: those changing only points it does not see, or whose readings say next to
+    nothing (confidence below :data:`UNSEEN_CONFIDENCE`: a disc placed where the light hides
+    it).  One per resulting board, none if more than :data:`MAX_CANDIDATES` boards."""
+    boards: dict[frozenset[tuple[int, str]], Any] = {}
+    for turn, changes in state.position().results:
+        if changes and turn not in known and all(
+                seen.stacks[i] is None or (seen.conf[i] < UNSEEN_CONFIDENCE and not seen.firm(i, s))
+                for i, s in changes.items()):
+            boards.setdefault(frozenset(changes.items()), turn)
+    if len(boards) > MAX_CANDIDATES:
+        return []
+    return [(turn, frozenset(i for i, _ in result)) for result, turn in boards.items()]
+
+
 def _tentative(state: GameState, observation: Observation) -> list[Any]:
     """The turns an observation inferred ``unchanged`` may have been if some of its uncertain
     readings were right: the legal turns fitting every seen point, or else those changing
@@ -850,7 +887,7 @@ def _tentative(state: GameState, observation: Observation) -> list[Any]:
         return []
     board = state.board
     fits = board.stack_fits
-    sure = _Seen.of(board, observation, 0.0)  # every reading taken at its word
+    sure = _Seen.of(board, observation, 0.0, state.misreadings(observation))  # every reading taken at its word
     changed = frozenset(_mismatches(fits, sure, board.stacks, range(len(board.stacks))))
     if not changed:
         return []
@@ -921,11 +958,11 @@ def _chain_progress(board: Board[Any], turn: Any, changes: Changes, seen: _Seen,
     for chain in chains:
         state = {i: base[i] for step, _ in chain for i in step}
         best = None
-        if all(seen.stacks[i] is None or fits(s, seen.stacks[i]) for i, s in state.items()):
+        if all(seen.agrees(fits, i, s) for i, s in state.items()):
             best = 0
         for k, (step, _) in enumerate(chain, 1):
             state.update(step)
-            if all(seen.stacks[i] is None or fits(s, seen.stacks[i]) for i, s in state.items()):
+            if all(seen.agrees(fits, i, s) for i, s in state.items()):
                 best = k
         if best is None:
             return None

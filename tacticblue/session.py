@@ -223,9 +223,10 @@ class Session:
     def _illegal(self, result: Inference, t: float) -> Event:
         expected = self.state.visible_now()
         names = self.board.geometry.names
-        seen = self.state.trusted(self.observation).points if self.observation else {}
+        seen = self.observation.points if self.observation else {}
+        known = self.state.misreadings(self.observation) if self.observation else {}
         put_back = {names[i]: s for i, s in enumerate(expected)
-                    if names[i] in seen and not self.board.stack_fits(s, seen[names[i]])}
+                    if names[i] in seen and names[i] not in known and not self.board.stack_fits(s, seen[names[i]])}
         where = ", ".join(f"{p} {s or 'empty'}" for p, s in put_back.items())
         message = result.message
         if where:

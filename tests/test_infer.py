@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import pytest
@@ -253,6 +254,40 @@ def test_a_reply_that_does_not_tell_an_ambiguous_boards_turns_apart_leaves_it_am
     result = state.update(Observation({k: v for k, v in camera.visible().items() if k not in hidden}))
     assert result.kind == "ambiguous" and state.board.ply == 0
     assert len(result.candidates) == 6 and {c.notations[1] for c in result.candidates} == {"e4:+e3"}
+
+
+def test_a_misreading_the_players_confirmed_still_says_its_stack_is_unchanged() -> None:
+    """b4's pile of two is read as one black disc and the players confirmed the board.  White
+    then plays b3-a3, a3 read unsure as unchanged: b3-b4 would fit every other point, but
+    b4's reading is the same misreading as before, so b4 is unchanged, and b3-a3 is played."""
+    board = new_game("abande")
+    record = board.read_record((Path(__file__).parents[1] / "samples" / "records" / "abande.txt").read_text())
+    for turn in record.turns[:27]:
+        board.push_notation(turn)
+    state = GameState(board.copy())
+    state.accept(Observation({**board.visible(), "b4": "b"}))
+    board.push_notation("b3-a3")
+    result = state.update(Observation({**board.visible(), "b4": "b", "a3": "b"}, {"a3": 0.3}))
+    assert result.kind == "turn" and result.notation == "b3-a3", result.message
+
+
+def test_a_turn_the_camera_could_not_see_is_played_when_the_reply_needs_it() -> None:
+    """Black's e4 was placed where the camera reads nothing surely (confidence 0, still empty):
+    the board looks unchanged.  White's reply c3 is seen surely, and only e4 before it makes
+    it legal (Black may not pass here); where two unseen turns would do, the players are asked."""
+    board = new_game("abande")
+    for turn in ("d4", "d5"):
+        board.push_notation(turn)
+    state = GameState(board.copy())
+    assert state.update(Observation(board.visible(), {"e4": 0.0})).kind == "unchanged"
+    after = board.copy()
+    after.push_notation("e4")
+    after.push_notation("c3")
+    result = state.update(Observation({**after.visible(), "e4": ""}, {"e4": 0.0}))
+    assert result.kind == "turn" and result.candidates[0].notations == ("e4", "c3"), result.message
+    state = GameState(board.copy())
+    result = state.update(Observation({**after.visible(), "e4": ""}, {"e4": 0.0, "e3": 0.0}))
+    assert result.kind == "ambiguous" and {c.notations[0] for c in result.candidates} == {"e4", "e3"}
 
 
 def test_an_ambiguous_board_is_settled_by_the_reply() -> None:
