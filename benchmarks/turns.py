@@ -12,8 +12,8 @@ pending until the reply).  A pass changes nothing to see and is seen with the re
 Every turn ends up recorded right, recorded wrong (the record left the game: counted once,
 then the record is put right, as the players would), or left to the players (an illegal
 board, or still not recorded three turns later; then put right too, as the players do by
-confirming the turn played: the readings that board shows wrong are ignored from then on
-while they stay the same).  A turn recorded wrong must stay rare: it is the one failure the
+confirming the turn played: the readings that board shows wrong are taken as misreadings
+from then on, while they stay the same).  A turn recorded wrong must stay rare: it is the one failure the
 players are not told about.
 
 This measures vision and inference together on what the players care about; the per-point

@@ -19,7 +19,7 @@ referee, :meth:`Session.settled`, which infers the turn with
 ``ambiguous``  several turns fit: the candidates, confirm one with :meth:`confirm`;
 ``illegal``    what was wrong and what to put back (nothing is recorded); if the board is
                right and the camera misreads it, confirming one of the nearest legal turns
-               records it, and the readings it does not fit are ignored from then on;
+               records it, and the readings it does not fit are taken as misreadings from then on;
 ``takeback``   the board went back to an earlier position, or :meth:`undo` was asked for;
 ``end``        the game is over, with its result;
 ``info``       everything else worth telling: the board re-found, the camera gone, a resume.
