@@ -1006,7 +1006,7 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
     reason = _explain(board, pos, seen)
     if cands:
         reason += f"; nearest legal turn{'s' if len(cands) > 1 else ''}: " + ", ".join(
-            f"{c.notation} ({len(c.differences)} point{'s' if len(c.differences) != 1 else ''} differ)"
+            f"{c.notation} ({len(c.differences)} point{' differs' if len(c.differences) == 1 else 's differ'})"
             for c in cands)
     elif not pos.results:
         reason += f"; {COLOUR_NAMES[board.turn]} has no legal turn"
