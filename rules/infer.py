@@ -865,15 +865,20 @@ def _unseen_turns(state: GameState, seen: _Seen, known: list[Any]) -> list[tuple
     they change: those changing only points it does not see, or whose readings say next to
     nothing (confidence below :data:`UNSEEN_CONFIDENCE`: a disc placed where the light hides
     it).  One per resulting board, none if more than :data:`MAX_CANDIDATES` boards."""
-    boards: dict[frozenset[tuple[int, str]], Any] = {}
-    for turn, changes in state.position().results:
-        if changes and turn not in known and all(
-                seen.stacks[i] is None or (seen.conf[i] < UNSEEN_CONFIDENCE and not seen.firm(i, s))
-                for i, s in changes.items()):
-            boards.setdefault(frozenset(changes.items()), turn)
-    if len(boards) > MAX_CANDIDATES:
-        return []
-    return [(turn, frozenset(i for i, _ in result)) for result, turn in boards.items()]
+    unseen = [(turn, changes) for turn, changes in state.position().results
+              if changes and turn not in known and all(
+                  seen.stacks[i] is None or (seen.conf[i] < UNSEEN_CONFIDENCE and not seen.firm(i, s))
+                  for i, s in changes.items())]
+    return [(turn, frozenset(changes)) for turn, changes in _one_per_board(unseen)]
+
+
+def _one_per_board(results: Iterable[tuple[Any, Changes]]) -> list[tuple[Any, Changes]]:
+    """One of ``results`` (turn, changes) for each board they lead to, or none if they lead to
+    more than :data:`MAX_CANDIDATES` boards (too many to be told apart by a reply)."""
+    boards: dict[frozenset[tuple[int, str]], tuple[Any, Changes]] = {}
+    for turn, changes in results:
+        boards.setdefault(frozenset(changes.items()), (turn, changes))
+    return list(boards.values()) if len(boards) <= MAX_CANDIDATES else []
 
 
 def _tentative(state: GameState, observation: Observation) -> list[Any]:
@@ -899,10 +904,7 @@ def _tentative(state: GameState, observation: Observation) -> list[Any]:
         for points, group in pos.groups.items():
             if points and points < changed:
                 members += [n for n in group if all(fits(s, sure.stacks[i]) for i, s in pos.results[n][1].items())]
-    boards: dict[frozenset[tuple[int, str]], Any] = {}
-    for n in members:
-        boards.setdefault(frozenset(pos.results[n][1].items()), pos.results[n][0])
-    return list(boards.values()) if len(boards) <= MAX_CANDIDATES else []
+    return [turn for turn, _ in _one_per_board(pos.results[n] for n in members)]
 
 
 def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, ...] = ()) -> Inference | None:
