@@ -454,24 +454,28 @@ class GameState:
         stacks = self.board.stacks
         self.misread = {i: m for i, m in self.misread.items() if stacks[i] == m[0]}
 
-    def accept(self, observation: Observation) -> None:
+    def accept(self, observation: Observation) -> dict[str, tuple[str, str]]:
         """The players say the record is right as it stands (they confirmed a turn the board
         did not show): every reading of ``observation`` that does not fit it is a misreading,
         which says the record's stack for as long as both stay the same (:attr:`misread`).
+        Returns them: point -> (the record's stack, the stack read).
 
         >>> from rules import new_game
         >>> state = GameState(new_game("abande"))
         >>> _ = state.board.push_notation("d4")
         >>> state.accept(Observation({"d4": "w"}))  # Black's disc, that the camera sees as white
+        {'d4': ('b', 'w')}
         >>> state.update(Observation({"d4": "w", "c3": "w"})).message  # and White's reply
         'white played c3'
         """
         now = self.visible_now()
         index = self.board.geometry.index
+        taken = {}
         for name, stack in observation.points.items():
             i = index(name)
             if not self.board.stack_fits(now[i], stack):
-                self.misread[i] = (now[i], stack)
+                self.misread[i] = taken[name] = (now[i], stack)
+        return taken
 
     def misreadings(self, observation: Observation) -> dict[str, str]:
         """The points of ``observation`` read as the players have said is wrong (:attr:`misread`),

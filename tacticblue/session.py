@@ -331,10 +331,13 @@ class Session:
             return [self._info(t, "no such candidate to confirm")]
         self.state.pending = None  # candidates start from the confirmed board (a pending turn is their prefix)
         self.state.push(choices.candidates[choice - 1].turns)
-        if self.observation is not None:
-            self.state.accept(self.observation)
+        taken = self.state.accept(self.observation) if self.observation is not None else {}
         self._choices = None
-        return self._record_new_turns(t) + self._check_end(t)
+        events = self._record_new_turns(t) + self._check_end(t)
+        if taken:
+            events.append(self._info(t, "taken as the camera's misreading while it stays so: " + ", ".join(
+                f"{p} read {read or 'empty'} (it is {stack or 'empty'})" for p, (stack, read) in taken.items())))
+        return events
 
     def command(self, text: str, t: float) -> list[Event]:
         """A keyboard command: ``d``/``done``, ``u``/``undo``, ``p``/``pass``, a digit to confirm."""

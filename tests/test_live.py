@@ -606,5 +606,6 @@ def test_a_disc_the_camera_keeps_misreading_is_confirmed_once_and_the_game_goes_
     illegal = [e for e in evs if e["event"] == "illegal"]
     assert len(illegal) == 1 and illegal[0]["nearest"][0] == "d5-d4"
     assert "1=d5-d4" in illegal[0]["message"]
+    assert "taken as the camera's misreading while it stays so: d4 read w (it is bw)" in result.stderr
     assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:upto]
     assert read_journal(tmp_path / "j").turns == turns[:upto]
