@@ -3,8 +3,10 @@
 A journal is a UTF-8 text file of JSON lines.  The first line is a header
 ``{"type": "header", "format": "tacticblue-journal", "version": 1, "game": G, ...}``;
 then one line per event: ``{"type": "turn", "ply": n, "turn": NOTATION, "t": seconds}``,
-``{"type": "undo", "ply": n, "t": seconds}`` for a take-back of the last turn, and
-``{"type": "end", "result": {...}}``.  Each line is written with a single ``write``,
+``{"type": "undo", "ply": n, "t": seconds}`` for a take-back of the last turn,
+``{"type": "misread", "ply": n, "point": P, "stack": S, "read": R, "t": seconds}`` for a
+reading the players confirmed wrong (the record has ``S`` at ``P``, the camera reads ``R``),
+and ``{"type": "end", "result": {...}}``.  Each line is written with a single ``write``,
 flushed and ``fsync``-ed before the turn is announced.
 
 Reading checks every line and replays the turns through the rules, so a journal that
@@ -41,6 +43,9 @@ class JournalContents:
     game: str
     turns: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    misread: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Readings the players confirmed wrong, still standing: point -> (the record's stack, the
+    stack read); one whose point a later turn changed is gone."""
     torn_tail: str | None = None
     """A last line cut off by a crash, ignored; ``None`` when the file ended cleanly."""
 
@@ -92,16 +97,29 @@ def read_journal(path: Path) -> JournalContents:
             except IllegalTurn as e:
                 raise JournalError(f"{path}, line {n}: turn {entry.get('turn')!r} is not legal here: {e}") from None
             contents.turns.append(str(entry["turn"]))
+            contents.misread = _standing(contents.misread, board)
+        elif kind == "misread":
+            point, stack, read = entry.get("point"), entry.get("stack"), entry.get("read")
+            if (not isinstance(point, str) or point not in board.geometry or not isinstance(read, str)
+                    or set(read) - set("wb?") or board[point] != stack):
+                raise JournalError(f"{path}, line {n}: misreading {point!r} does not fit the game here")
+            contents.misread[point] = (stack, read)
         elif kind == "undo":
             if not contents.turns:
                 raise JournalError(f"{path}, line {n}: take-back with no turn to take back")
             board.pop()
             contents.turns.pop()
+            contents.misread = _standing(contents.misread, board)
         elif kind == "end":
             contents.result = entry.get("result")
         else:
             raise JournalError(f"{path}, line {n}: unknown entry type {kind!r}")
     return contents
+
+
+def _standing(misread: dict[str, tuple[str, str]], board: Board[Any]) -> dict[str, tuple[str, str]]:
+    """The misreadings whose points still hold the stack they were confirmed for."""
+    return {p: m for p, m in misread.items() if board[p] == m[0]}
 
 
 class Journal:
@@ -146,6 +164,10 @@ class Journal:
 
     def undo(self, ply: int, t: float | None = None) -> None:
         self._write({"type": "undo", "ply": ply, **({"t": round(t, 3)} if t is not None else {})})
+
+    def misread(self, ply: int, point: str, stack: str, read: str, t: float | None = None) -> None:
+        self._write({"type": "misread", "ply": ply, "point": point, "stack": stack, "read": read,
+                     **({"t": round(t, 3)} if t is not None else {})})
 
     def end(self, result: dict[str, Any] | None) -> None:
         self._write({"type": "end", "result": result})

@@ -334,10 +334,18 @@ class Session:
         taken = self.state.accept(self.observation) if self.observation is not None else {}
         self._choices = None
         events = self._record_new_turns(t) + self._check_end(t)
+        if self.journal is not None:
+            for point, (stack, read) in taken.items():
+                self.journal.misread(self.board.ply, point, stack, read, t)
         if taken:
             events.append(self._info(t, "taken as the camera's misreading while it stays so: " + ", ".join(
                 f"{p} read {read or 'empty'} (it is {stack or 'empty'})" for p, (stack, read) in taken.items())))
         return events
+
+    def remember(self, misread: dict[str, tuple[str, str]]) -> None:
+        """Readings the players confirmed wrong before (a resumed journal's, point -> (the
+        record's stack, the stack read)): misreadings again where the record still has that stack."""
+        self.state.accept(Observation({p: read for p, (stack, read) in misread.items() if self.board[p] == stack}))
 
     def command(self, text: str, t: float) -> list[Event]:
         """A keyboard command: ``d``/``done``, ``u``/``undo``, ``p``/``pass``, a digit to confirm."""

@@ -83,3 +83,20 @@ def test_export_writes_the_games_own_record_format(tmp_path):
     pdn = export_record(dame)
     assert "32-28" in pdn and "28x19" in pdn
     assert new_game("dame100").read_record(pdn).turns == ["32-28", "19-23", "28x19", "14x23"]
+
+
+def test_a_confirmed_misreading_stands_until_its_point_changes(tmp_path):
+    path = tmp_path / "game.jsonl"
+    j = _journal_with(path, ACCASTA[:1])  # b4:2-c5: c5 holds ww
+    j.misread(1, "c5", "ww", "w")
+    j.misread(1, "a1", "www", "ww")
+    j.turn(2, ACCASTA[1])  # e4:+e3 changes neither
+    assert read_journal(path).misread == {"c5": ("ww", "w"), "a1": ("www", "ww")}
+    j.undo(2)
+    j.undo(1)  # b4:2-c5 taken back: c5 is empty again, its misreading is gone
+    j.close()
+    assert read_journal(path).misread == {"a1": ("www", "ww")}
+    with open(path, "a") as f:
+        f.write('{"type": "misread", "ply": 0, "point": "d4", "stack": "w", "read": "b"}\n')  # d4 is empty
+    with pytest.raises(JournalError, match="line 8: misreading 'd4' does not fit"):
+        read_journal(path)

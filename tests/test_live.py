@@ -609,3 +609,15 @@ def test_a_disc_the_camera_keeps_misreading_is_confirmed_once_and_the_game_goes_
     assert "taken as the camera's misreading while it stays so: d4 read w (it is bw)" in result.stderr
     assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:upto]
     assert read_journal(tmp_path / "j").turns == turns[:upto]
+    # The game cut right after the confirmation and resumed from its journal: the misreading
+    # is still known, and Black's g4 is recorded without asking the players again.
+    cut = next(n for n, e in enumerate(out) if e.get("command") == "1") + 1
+    log.write_text("".join(json.dumps(e) + "\n" for e in out[:cut]))
+    result = cli("replay", log, "--game", "abande", "--json", "--journal", tmp_path / "k")
+    assert result.returncode == 0, result.stderr
+    assert read_journal(tmp_path / "k").misread == {"d4": ("bw", "w")}
+    (tmp_path / "rest.jsonl").write_text("".join(json.dumps(e) + "\n" for e in out[cut:]))
+    result = cli("replay", tmp_path / "rest.jsonl", "--resume", tmp_path / "k", "--json")
+    assert result.returncode == 0, result.stderr
+    assert not [e for e in events(result.stdout) if e["event"] == "illegal"]
+    assert read_journal(tmp_path / "k").turns == turns[:upto]

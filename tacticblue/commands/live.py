@@ -106,8 +106,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # --- the pieces of the loop ------------------------------------------------------------------
 
-def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str]]:
-    """The board and journal: a resumed journal's game, or a new one.  Notes to tell the user."""
+def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str], dict[str, tuple[str, str]]]:
+    """The board and journal: a resumed journal's game, or a new one.  Notes to tell the user,
+    and the misreadings the players confirmed that still stand (:meth:`Session.remember`)."""
     if args.resume is not None:
         if args.journal is not None:
             raise CLIError("give --journal or --resume, not both")
@@ -122,13 +123,13 @@ def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str]]
         notes = [f"resumed {args.resume}: {len(contents.turns)} turns played"]
         if contents.torn_tail is not None:
             notes.append(f"a half-written last line was moved to {args.resume}.torn")
-        return replay_journal(contents), journal, notes
+        return replay_journal(contents), journal, notes, contents.misread
     path = args.journal or default_journal_path(args.game)
     try:
         journal = Journal.create(path, args.game)
     except JournalError as e:
         raise CLIError(str(e)) from None
-    return new_game(args.game), journal, [f"journal: {path}"]
+    return new_game(args.game), journal, [f"journal: {path}"], {}
 
 
 def default_journal_path(game: str) -> Path:
@@ -270,7 +271,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                                open_source(spec, args.camera_size))
     except SourceError as e:
         raise CLIError(str(e)) from None
-    board, journal, notes = open_game(args)
+    board, journal, notes, misread = open_game(args)
     session: Session | None = None
     if source.note:
         notes.append(source.note)
@@ -282,6 +283,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         reader = None if is_log else make_reader(args, board)
         session = Session(board, reader, journal=journal, teach=args.teach,
                           stillness=StillnessDetector(settle_s=args.settle))
+        session.remember(misread)
         from tacticblue.reporters import JsonReporter, PanelReporter, TextReporter, WindowReporter
 
         reporters: list[Any] = [JsonReporter() if args.json else TextReporter()]
