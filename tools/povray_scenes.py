@@ -1,0 +1,168 @@
+"""Render scenes with POV-Ray: a second, independent renderer, to fit and check the stack reader on.
+
+    apt-get install povray
+    python3 tools/povray_scenes.py --game accasta --count 40 --seed 901 --out povray/accasta
+
+Writes NAME.jpg + NAME.json as ``tacticblue scenes render`` does (the same ground truth, so
+``benchmarks/vision.py --dir`` and ``tools/height_data.py`` read them), but the picture is
+ray traced by POV-Ray: discs are solid rounded cylinders (true bevels and grooves, a raised
+or engraved ring or none, edges 0.3-2 mm round), lit by an area lamp with real soft shadows,
+a sky fill light and sometimes a second lamp, with materials and photo effects drawn from
+ranges of their own.  What the scene holds (position, camera placement, board print, table
+and lamp) comes from :func:`vision.synth.scene.random_scene`; the camera is a pinhole with a
+centred principal point, as POV-Ray's camera is.
+
+A reader fitted on one renderer alone learns that renderer's look of a disc; the pictures
+of this one differ in every way the physics allows, as a real camera's do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration.camera import BoardPose, CameraModel  # noqa: E402
+from vision.synth.looks import board_half_mm, board_texture, table_texture  # noqa: E402
+from vision.synth.render import BOARD_PPM, BOARD_THICKNESS_MM, PIECE_LOOKS, TABLE_HALF_MM, TABLE_PPM, Scene  # noqa: E402
+from vision.synth.render import stack_discs  # noqa: E402
+from vision.synth.scene import random_scene, sample_rng, scene_truth  # noqa: E402
+
+
+def _v(x: float, y: float, z: float) -> str:
+    """A board-frame point (mm, z up) in POV-Ray's frame (y up)."""
+    return f"<{x:.4f}, {z:.4f}, {y:.4f}>"
+
+
+def _rgb(bgr: tuple[float, float, float] | np.ndarray, gamma: float = 1.0) -> str:
+    b, g, r = (float(c) ** gamma for c in bgr)
+    return f"rgb <{r:.4f}, {g:.4f}, {b:.4f}>"
+
+
+def _texture_png(folder: Path, name: str, image: np.ndarray) -> Path:
+    path = folder / f"{name}.png"
+    if not path.exists():
+        cv2.imwrite(str(path), np.clip(image * 255, 0, 255).astype(np.uint8))
+    return path
+
+
+def pinhole(pose: BoardPose) -> BoardPose:
+    """The same placement seen by a camera POV-Ray can model: no lens distortion, square pixels
+    and the principal point in the middle of the picture."""
+    w, h = pose.camera.image_size
+    K = pose.camera.K.copy()
+    K[0, 2], K[1, 2], K[1, 1] = (w - 1) / 2, (h - 1) / 2, K[0, 0]
+    return replace(pose, camera=CameraModel(K, np.zeros(5), (w, h)))
+
+
+def scene_source(scene: Scene, rng: np.random.Generator, textures: Path) -> str:
+    """The POV-Ray source of a scene whose camera is a :func:`pinhole` (textures are written to ``textures``)."""
+    pose, spec, light = scene.pose, scene.spec, scene.lighting
+    R, _ = cv2.Rodrigues(pose.rvec)
+    centre = -R.T @ pose.tvec
+    w, h = pose.camera.image_size
+    f = pose.camera.K[0, 0]
+    half = board_half_mm(spec)
+    look = PIECE_LOOKS[scene.piece_look]
+    # POV-Ray's screen runs from -1/2 to 1/2 over the picture's outer pixel edges, up is up.
+    out = ["#version 3.7;", "global_settings { assumed_gamma 1.0 max_trace_level 8 }",
+           f"camera {{ perspective location {_v(*centre)} direction {_v(*(f * R[2]))} "
+           f"right {_v(*(w * R[0]))} up {_v(*(-h * R[1]))} }}"]
+    size = 2 * light.lamp_size_mm
+    out.append(f"light_source {{ {_v(*light.lamp_mm)} color {_rgb(light.lamp_colour)} * {1.15 * (1 - light.ambient):.3f} "
+               f"area_light {_v(size, 0, 0)}, {_v(0, size, 0)}, 5, 5 adaptive 1 jitter circular orient }}")
+    out.append(f"light_source {{ {_v(0, 0, 3000)} color {_rgb(light.ambient_colour)} * {0.8 * light.ambient:.3f} "
+               f"area_light {_v(2500, 0, 0)}, {_v(0, 2500, 0)}, 4, 4 adaptive 0 jitter shadowless }}")
+    if rng.random() < 0.3:  # a second lamp: a second, fainter shadow
+        az, el, dist = rng.uniform(0, 2 * np.pi), rng.uniform(0.5, 1.4), rng.uniform(800, 2000)
+        lamp = dist * np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+        out.append(f"light_source {{ {_v(*lamp)} color rgb {rng.uniform(0.15, 0.4):.3f} "
+                   f"area_light {_v(60, 0, 0)}, {_v(0, 60, 0)}, 3, 3 adaptive 1 jitter circular orient }}")
+    ambient = 0.35 * light.ambient
+    out.append(f"background {{ color {_rgb(light.room, 2.2)} }}")
+    board = _texture_png(textures, f"board-{scene.kind}-{scene.board_look}", board_texture(scene.kind, scene.board_look, BOARD_PPM, spec))
+    table = _texture_png(textures, f"table-{scene.table_look}", table_texture(scene.table_look, TABLE_HALF_MM, TABLE_PPM))
+    out.append(f"box {{ <{-half}, {-BOARD_THICKNESS_MM}, {-half}>, <{half}, 0, {half}> texture {{ "
+               f'pigment {{ image_map {{ png "{board}" gamma 2.2 interpolate 2 }} rotate x*90 scale {2 * half} translate <{-half}, 0, {-half}> }} '
+               f"finish {{ ambient {ambient:.3f} diffuse 0.85 specular {rng.uniform(0, 0.2):.3f} roughness 0.05 }} }} }}")
+    out.append(f"plane {{ y, {-BOARD_THICKNESS_MM} texture {{ "
+               f'pigment {{ image_map {{ png "{table}" gamma 2.2 interpolate 2 }} rotate x*90 scale {2 * TABLE_HALF_MM} '
+               f"translate <{-TABLE_HALF_MM}, 0, {-TABLE_HALF_MM}> }} finish {{ ambient {ambient:.3f} diffuse 0.8 }} }} }}")
+    r, t = spec.piece_diameter_mm / 2, spec.piece_height_mm
+    e = rng.uniform(0.3, 2.0)  # how round the discs' edges are (mm)
+    ring = rng.choice(["none", "raised", "engraved"])
+    ring_r = rng.uniform(0.55, 0.8) * r
+    body = (f"merge {{ cylinder {{ <0, {e}, 0>, <0, {t - e}, 0>, {r} }} cylinder {{ <0, 0, 0>, <0, {t}, 0>, {r - e} }} "
+            f"torus {{ {r - e}, {e} translate y*{e} }} torus {{ {r - e}, {e} translate y*{t - e} }} }}")
+    if ring == "raised":
+        body = f"union {{ {body} torus {{ {ring_r:.3f}, 0.4 translate y*{t - 0.15} }} }}"
+    elif ring == "engraved":
+        body = f"difference {{ {body} torus {{ {ring_r:.3f}, 0.4 translate y*{t + 0.1} }} }}"
+    finish = (f"finish {{ ambient {ambient:.3f} diffuse {rng.uniform(0.7, 0.9):.3f} "
+              f"specular {look.gloss * rng.uniform(0.3, 1.3):.3f} roughness {rng.uniform(0.005, 0.1):.4f} }}")
+    colours = {"w": np.clip(np.array(look.white) * rng.uniform(0.9, 1.08, 3), 0, 1),
+               "b": np.clip(np.array(look.black) + rng.uniform(0, 0.08) + rng.uniform(-0.02, 0.02, 3), 0, 1)}
+    out.append(f"#declare DiscBody = {body};")
+    for c, bgr in colours.items():
+        out.append(f"#declare Disc_{c} = texture {{ pigment {{ color {_rgb(bgr, 2.2)} }} {finish} }};")
+    for d in stack_discs(scene):
+        out.append(f"object {{ DiscBody texture {{ Disc_{d.colour} }} translate {_v(d.x, d.y, d.z)} }}")
+    return "\n".join(out) + "\n"
+
+
+def render(scene: Scene, rng: np.random.Generator, textures: Path) -> np.ndarray:
+    """The 8-bit BGR picture POV-Ray traces of a scene with a :func:`pinhole` camera, noise added."""
+    w, h = scene.pose.camera.image_size
+    with tempfile.TemporaryDirectory() as tmp:
+        source, picture = Path(tmp) / "scene.pov", Path(tmp) / "scene.png"
+        source.write_text(scene_source(scene, rng, textures))
+        run = subprocess.run(["povray", f"+I{source}", f"+O{picture}", f"+W{w}", f"+H{h}", "+A0.1", "+AM2", "+R2",
+                              "-D", "+Q9", "Display_Gamma=2.2", "File_Gamma=2.2", "+WT1"], capture_output=True, text=True)
+        if run.returncode:
+            raise RuntimeError(f"povray failed: {run.stderr.strip().splitlines()[-1]}")
+        image = cv2.imread(str(picture)).astype(np.float32)
+    image *= rng.uniform(0.92, 1.08, 3) * rng.uniform(0.85, 1.1)  # white balance and exposure
+    image += rng.normal(0, rng.uniform(0.5, 3.0), image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", required=True)
+    parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=901)
+    parser.add_argument("--first", type=int, default=0, help="the index of the first scene")
+    parser.add_argument("--size", default=None, help="WxH (default: 1280x720, 1600x900 or 1920x1080 at random)")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    if shutil.which("povray") is None:
+        sys.exit("povray is not installed (apt-get install povray)")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    textures = out / ".textures"
+    textures.mkdir(exist_ok=True)
+    size = tuple(int(v) for v in args.size.split("x")) if args.size else None
+    for i in range(args.first, args.first + args.count):
+        rng = sample_rng(args.game, args.seed, i)
+        scene = random_scene(args.game, rng, size=size)
+        scene = replace(scene, pose=pinhole(scene.pose))
+        image = render(scene, rng, textures)
+        name = f"{args.game}-{args.seed}-{i:04d}"
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
+        (out / f"{name}.jpg").write_bytes(data.tobytes())
+        (out / f"{name}.json").write_text(json.dumps(scene_truth(scene), indent=1) + "\n")
+        print(name, flush=True)
+
+
+if __name__ == "__main__":
+    main()
