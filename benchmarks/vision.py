@@ -6,7 +6,9 @@
     python3 benchmarks/vision.py --effect tone=1.6   # as a camera with a darker tone curve takes them
 
 Scenes come from the renderer (every camera placement, board look, lighting and photo
-effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render``.
+effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render`` or by
+``tools/povray_scenes.py`` (the same scenes ray traced by POV-Ray, a renderer the height
+model was not fitted on).
 For every game it prints the share of points whose top colour, height and full stack
 were read right (a ``?`` layer counts as wrong), the share of images read without a
 single error, the same two counting as right a ``?`` on a lower layer that the truth's
