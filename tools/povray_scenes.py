@@ -35,6 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import BoardPose, CameraModel  # noqa: E402
+from vision.synth.games import game_names  # noqa: E402
 from vision.synth.looks import board_half_mm, board_texture, table_texture  # noqa: E402
 from vision.synth.render import BOARD_PPM, BOARD_THICKNESS_MM, PIECE_LOOKS, TABLE_HALF_MM, TABLE_PPM, Scene  # noqa: E402
 from vision.synth.render import stack_discs  # noqa: E402
@@ -140,7 +141,7 @@ def render(scene: Scene, rng: np.random.Generator, textures: Path) -> np.ndarray
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", required=True)
+    parser.add_argument("--game", required=True, choices=game_names())
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--seed", type=int, default=901)
     parser.add_argument("--first", type=int, default=0, help="the index of the first scene")
@@ -153,7 +154,12 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     textures = out / ".textures"
     textures.mkdir(exist_ok=True)
-    size = tuple(int(v) for v in args.size.split("x")) if args.size else None
+    try:
+        size = tuple(int(v) for v in args.size.split("x", 1)) if args.size else None
+        if size is not None and (len(size) != 2 or min(size) < 16):
+            raise ValueError
+    except ValueError:
+        parser.error(f"--size must be WxH, e.g. 1280x720, not {args.size!r}")
     for i in range(args.first, args.first + args.count):
         rng = sample_rng(args.game, args.seed, i)
         scene = random_scene(args.game, rng, size=size)
