@@ -14,8 +14,13 @@ centred principal point, as POV-Ray's camera is.
 
 A reader fitted on one renderer alone learns that renderer's look of a disc; the pictures
 of this one differ from it in shape, light and material, as a real camera's do.
+``--foreign-print`` prints the board in a random style of its own (:func:`foreign_print`: any
+colours, lines 0.8-3 mm wide, dots, rings or nothing at the points, a border or none), to
+check the board finder on boards the renderer's looks do not cover.
+
 ``samples/povray/GAME.jpg`` (tests/test_read.py) is scene 0 of ``--seed 910 --size 1280x720``
-of every game, renamed.
+of every game, renamed; ``samples/povray/foreign/abande-wide-lines.jpg``
+(tests/test_board_finder.py) scene 7 of ``--game abande --seed 920 --foreign-print``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import BoardPose, CameraModel  # noqa: E402
+from rules.geometry import BoardSpec, board_outline_mm, hex_geometry, hex_lines  # noqa: E402
 from vision.synth.games import game_names  # noqa: E402
 from vision.synth.looks import board_half_mm, board_texture, table_texture  # noqa: E402
 from vision.synth.render import BOARD_PPM, BOARD_THICKNESS_MM, PIECE_LOOKS, TABLE_HALF_MM, TABLE_PPM, Scene  # noqa: E402
@@ -59,6 +65,55 @@ def _texture_png(folder: Path, name: str, image: np.ndarray) -> Path:
     return path
 
 
+def _colour(rng: np.random.Generator, value: tuple[float, float]) -> tuple[int, int, int]:
+    """A random 8-bit BGR colour of any hue, a random saturation and a value in ``value`` (0..1)."""
+    hsv = np.uint8([[[rng.integers(180), rng.integers(0, 200), int(255 * rng.uniform(*value))]]])
+    return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])  # type: ignore[return-value]
+
+
+def foreign_print(kind: str, spec: BoardSpec, rng: np.random.Generator, ppm: float = BOARD_PPM) -> np.ndarray:
+    """A board print of a style none of :data:`vision.synth.looks.BOARD_LOOKS` has (BGR 0..1,
+    covering the slab as :func:`vision.synth.looks.board_texture` does), with the same points:
+    any colours, lines of any width, points marked by dots, rings or nothing, no lettering."""
+    half = board_half_mm(spec)
+    n = int(round(2 * half * ppm))
+    dark_ink = rng.random() < 0.6
+    img = np.empty((n, n, 3), np.uint8)
+    img[:] = _colour(rng, (0.7, 1.0) if dark_ink else (0.15, 0.45))
+    ink = _colour(rng, (0.0, 0.35) if dark_ink else (0.8, 1.0))
+
+    def px(xy: tuple[float, float]) -> tuple[int, int]:
+        return int(round((xy[0] + half) * ppm * 16)), int(round((half - xy[1]) * ppm * 16))
+
+    width = lambda mm: max(1, int(round(mm * ppm)))  # noqa: E731 - tiny local helper
+    outline = np.array([px(c) for c in board_outline_mm(kind, spec)], np.int32)
+    if kind == "hex":
+        pos = hex_geometry().positions_mm(spec)
+        line = rng.uniform(0.8, 3.0)
+        for a, b in hex_lines():
+            cv2.line(img, px(pos[a]), px(pos[b]), ink, width(line), cv2.LINE_AA, 4)
+        mark, size = rng.choice(["dot", "ring", "none"]), rng.uniform(3.0, 8.0)
+        for xy in pos.values():
+            if mark != "none":
+                cv2.circle(img, px(xy), int(size * ppm * 16), ink, -1 if mark == "dot" else width(line), cv2.LINE_AA, 4)
+        if rng.random() < 0.7:
+            cv2.polylines(img, [outline], True, ink, width(rng.uniform(1.0, 4.0)), cv2.LINE_AA, 4)
+    else:
+        c = spec.cell_mm
+        light, dark = _colour(rng, (0.65, 1.0)), _colour(rng, (0.1, 0.5))
+        for row in range(10):
+            for col in range(10):
+                x0, y0 = -5 * c + col * c, -5 * c + row * c
+                quad = np.array([px((x0, y0)), px((x0 + c, y0)), px((x0 + c, y0 + c)), px((x0, y0 + c))], np.int32)
+                cv2.fillPoly(img, [quad], dark if (col + row) % 2 == 0 else light, cv2.LINE_AA, 4)
+        if rng.random() < 0.4:
+            for k in range(11):
+                t = -5 * c + k * c
+                for a, b in (((t, -5 * c), (t, 5 * c)), ((-5 * c, t), (5 * c, t))):
+                    cv2.line(img, px(a), px(b), ink, width(rng.uniform(0.5, 1.5)), cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(img.astype(np.float32) / 255.0, (0, 0), 0.25 * ppm)
+
+
 def pinhole(pose: BoardPose) -> BoardPose:
     """The same placement seen by a camera POV-Ray can model: no lens distortion, square pixels
     and the principal point in the middle of the picture."""
@@ -68,8 +123,9 @@ def pinhole(pose: BoardPose) -> BoardPose:
     return replace(pose, camera=CameraModel(K, np.zeros(5), (w, h)))
 
 
-def scene_source(scene: Scene, rng: np.random.Generator, textures: Path) -> str:
-    """The POV-Ray source of a scene whose camera is a :func:`pinhole` (textures are written to ``textures``)."""
+def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> str:
+    """The POV-Ray source of a scene whose camera is a :func:`pinhole` (textures are written to
+    ``textures``); ``foreign``: the board printed in a :func:`foreign_print`."""
     pose, spec, light = scene.pose, scene.spec, scene.lighting
     R, _ = cv2.Rodrigues(pose.rvec)
     centre = -R.T @ pose.tvec
@@ -93,7 +149,12 @@ def scene_source(scene: Scene, rng: np.random.Generator, textures: Path) -> str:
                    f"area_light {_v(60, 0, 0)}, {_v(0, 60, 0)}, 3, 3 adaptive 1 jitter circular orient }}")
     ambient = 0.35 * light.ambient
     out.append(f"background {{ color {_rgb(light.room, 2.2)} }}")
-    board = _texture_png(textures, f"board-{scene.kind}-{scene.board_look}", board_texture(scene.kind, scene.board_look, BOARD_PPM, spec))
+    if foreign:
+        board = textures / f"foreign-{scene.seed}.png"
+        cv2.imwrite(str(board), np.clip(foreign_print(scene.kind, spec, rng) * 255, 0, 255).astype(np.uint8))
+    else:
+        board = _texture_png(textures, f"board-{scene.kind}-{scene.board_look}",
+                             board_texture(scene.kind, scene.board_look, BOARD_PPM, spec))
     table = _texture_png(textures, f"table-{scene.table_look}", table_texture(scene.table_look, TABLE_HALF_MM, TABLE_PPM))
     out.append(f"box {{ <{-half}, {-BOARD_THICKNESS_MM}, {-half}>, <{half}, 0, {half}> texture {{ "
                f'pigment {{ image_map {{ png "{board}" gamma 2.2 interpolate 2 }} rotate x*90 scale {2 * half} translate <{-half}, 0, {-half}> }} '
@@ -123,12 +184,13 @@ def scene_source(scene: Scene, rng: np.random.Generator, textures: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(scene: Scene, rng: np.random.Generator, textures: Path) -> np.ndarray:
-    """The 8-bit BGR picture POV-Ray traces of a scene with a :func:`pinhole` camera, noise added."""
+def render(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> np.ndarray:
+    """The 8-bit BGR picture POV-Ray traces of a scene with a :func:`pinhole` camera, noise
+    added (``foreign``: see :func:`scene_source`)."""
     w, h = scene.pose.camera.image_size
     with tempfile.TemporaryDirectory() as tmp:
         source, picture = Path(tmp) / "scene.pov", Path(tmp) / "scene.png"
-        source.write_text(scene_source(scene, rng, textures))
+        source.write_text(scene_source(scene, rng, textures, foreign))
         run = subprocess.run(["povray", f"+I{source}", f"+O{picture}", f"+W{w}", f"+H{h}", "+A0.1", "+AM2", "+R2",
                               "-D", "+Q9", "Display_Gamma=2.2", "File_Gamma=2.2", "+WT1"], capture_output=True, text=True)
         if run.returncode:
@@ -146,6 +208,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=901)
     parser.add_argument("--first", type=int, default=0, help="the index of the first scene")
     parser.add_argument("--size", default=None, help="WxH (default: 1280x720, 1600x900 or 1920x1080 at random)")
+    parser.add_argument("--foreign-print", action="store_true",
+                        help="print the board in a random style of this tool's own, not one of the renderer's looks")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     if shutil.which("povray") is None:
@@ -164,7 +228,7 @@ def main() -> None:
         rng = sample_rng(args.game, args.seed, i)
         scene = random_scene(args.game, rng, size=size)
         scene = replace(scene, pose=pinhole(scene.pose))
-        image = render(scene, rng, textures)
+        image = render(scene, rng, textures, args.foreign_print)
         name = f"{args.game}-{args.seed}-{i:04d}"
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
         (out / f"{name}.jpg").write_bytes(data.tobytes())
