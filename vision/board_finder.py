@@ -467,6 +467,10 @@ def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
         Hs = [fit.H] + [_refine(image, _translate(fit.H, v), model, [FINAL_RADIUS, FINAL_RADIUS])
                         for v in _lattice_shifts(model)]
         support = _plain_supports(image, Hs, model)
+        if support[0] < MIN_SUPPORT[model.kind]:
+            # Lines printed wide show no edge on their middle: only their middles tell which
+            # lattice position is seen.
+            support = [fit.support] + [_evaluate(image, H, model).support for H in Hs[1:]]
         best = 1 + int(np.argmax(support[1:]))
         if support[best] <= support[0] + 0.02:
             break
