@@ -150,8 +150,7 @@ def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign
     ambient = 0.35 * light.ambient
     out.append(f"background {{ color {_rgb(light.room, 2.2)} }}")
     if foreign:
-        board = textures / f"foreign-{scene.seed}.png"
-        cv2.imwrite(str(board), np.clip(foreign_print(scene.kind, spec, rng) * 255, 0, 255).astype(np.uint8))
+        board = _texture_png(textures, f"foreign-{scene.seed}", foreign_print(scene.kind, spec, rng))
     else:
         board = _texture_png(textures, f"board-{scene.kind}-{scene.board_look}",
                              board_texture(scene.kind, scene.board_look, BOARD_PPM, spec))
