@@ -20,7 +20,9 @@ check the board finder on boards the renderer's looks do not cover.
 
 ``samples/povray/GAME.jpg`` (tests/test_read.py) is scene 0 of ``--seed 910 --size 1280x720``
 of every game, renamed; ``samples/povray/foreign/abande-wide-lines.jpg``
-(tests/test_board_finder.py) scene 7 of ``--game abande --seed 920 --foreign-print``.
+(tests/test_board_finder.py) scene 7 of ``--game abande --seed 920 --foreign-print``, and
+``samples/povray/foreign/dame100-near-black-cells.jpg`` (tests/test_read.py) scene 11 of
+``--game dame100 --seed 920 --foreign-print``.
 """
 
 from __future__ import annotations

@@ -201,14 +201,18 @@ class ColourModel:
         noise = float(np.sqrt(np.mean((y - np.where(light, light_at, dark_at)) ** 2)))
         return ColourModel(tuple(map(float, dark)), tuple(map(float, bright)), noise)
 
+    def levels(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The brightness levels of black discs and of white discs at ``positions`` (N x 2, as in :meth:`fit`)."""
+        X = _design(np.asarray(positions, float).reshape(-1, 2))
+        return X @ np.array(self.dark), X @ np.array(self.light)
+
     def scores(self, levels: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
         """How white brightness levels are at ``positions`` (as in :meth:`fit`): above 0 white,
         below 0 black, in units of a quarter of the gap between the two levels there (smaller
         where the levels stray more than an eighth of the gap: :attr:`noise`).  Scores of one
         disc seen in different ways (top face, side) add up."""
         y = np.asarray(levels, float)
-        X = _design(np.zeros((y.size, 2)) if positions is None else np.asarray(positions, float).reshape(-1, 2))
-        dark, light = X @ np.array(self.dark), X @ np.array(self.light)
+        dark, light = self.levels(np.zeros((y.size, 2)) if positions is None else positions)
         gap = light - dark
         # Half the log-likelihood ratio of two groups of levels with a spread of at least
         # an eighth of the gap (the score is then in units of a quarter gap) and MIN_SPREAD.
