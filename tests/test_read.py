@@ -103,12 +103,16 @@ def test_attangle_five_stacks_never_confidently_wrong():
     assert all(conf < SURE for _, _, conf in wrong("attangle-five").values())
 
 
-def read_scene(name: str) -> tuple[dict, Observation]:
-    """The truth and the reading of a committed scene (samples/scenes/NAME)."""
-    path = SAMPLES.parent / "scenes" / f"{name}.json"
+def read_picture(path: Path) -> tuple[dict, Observation]:
+    """The truth (``path``, NAME.json) and the reading of a committed picture (NAME.jpg beside it)."""
     truth = json.loads(path.read_text())
     image = cv2.imread(str(path.with_suffix(".jpg")))
     return truth, StackReader(truth["game"], pose_from_truth(truth)).read(image).observation
+
+
+def read_scene(name: str) -> tuple[dict, Observation]:
+    """The truth and the reading of a committed scene (samples/scenes/NAME)."""
+    return read_picture(SAMPLES.parent / "scenes" / f"{name}.json")
 
 
 @pytest.mark.parametrize("name", ["attangle-1", "attangle-2", "attangle-2008-1", "abande-square-2", "dame100-1",
@@ -407,9 +411,8 @@ def test_pictures_another_renderer_made_are_read_and_never_surely_wrong():
     read_right = wrong_points = 0
     games = []
     for path in sorted(POVRAY.glob("*.json")):
-        truth = json.loads(path.read_text())
+        truth, obs = read_picture(path)
         games.append(truth["game"])
-        obs = StackReader(truth["game"], pose_from_truth(truth)).read(cv2.imread(str(path.with_suffix(".jpg")))).observation
         bad = {p: (s, obs.points.get(p), obs.conf(p)) for p, s in truth["points"].items() if obs.points.get(p) != s}
         assert all(conf < LOW_CONFIDENCE for _, _, conf in bad.values()), (truth["game"], bad)
         wrong_points += len(bad)
@@ -423,9 +426,7 @@ def test_black_men_on_cells_printed_near_black_are_never_surely_missed():
     dark as the black men (tools/povray_scenes.py --foreign-print).  Two men there show no
     outline and are read as empty squares, but unsure: a cell no lighter than the black men
     cannot say by its colour that no man stands on it."""
-    path = POVRAY / "foreign" / "dame100-near-black-cells.json"
-    truth = json.loads(path.read_text())
-    obs = StackReader("dame100", pose_from_truth(truth)).read(cv2.imread(str(path.with_suffix(".jpg")))).observation
+    truth, obs = read_picture(POVRAY / "foreign" / "dame100-near-black-cells.json")
     missed = {p: obs.conf(p) for p, s in truth["points"].items() if s and not obs.points.get(p)}
     assert missed
     assert all(conf < LOW_CONFIDENCE for conf in missed.values()), missed
