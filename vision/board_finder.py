@@ -172,14 +172,16 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
     """Strongest edge across each probe: (offset along the normal in px, NaN if none; strength ratio).
 
     See :func:`_probe_lines` (here every edge is taken as it is)."""
-    offset, _, ratio = _probe_lines(image, centres, normals, radius)
+    offset, _, ratio, _ = _probe_lines(image, centres, normals, radius)
     return offset, ratio
 
 
 def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: float,
-                 max_width: np.ndarray | float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 max_width: np.ndarray | float | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Strongest edge across each probe: (offset along the normal in px, NaN if none; the middle
-    of the line it is one side of, NaN if none; strength ratio).
+    of the line it is one side of, NaN if none; strength ratio; whether the edge is one colour
+    change, which may be a line's side, rather than both sides of a thin line at once).
 
     The image is read along ``centres + t * normals`` for t in [-radius, radius] px; the
     colour gradient magnitude (all channels) is smoothed so a thin line gives one peak at
@@ -213,13 +215,14 @@ def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, ra
     background = np.median(mag[:, R - R0:R + R0 + 1], axis=1)
     offset, total = _centroid(mag, background, k)
     offset = k - R + offset
-    middle = np.full(len(k), np.nan)
+    middle, one_side = np.full(len(k), np.nan), np.zeros(len(k), bool)
     if max_width is not None:
-        middle = _line_middles(prof, d, coarse, k, R, offset, mag, background, np.broadcast_to(max_width, k.shape))
+        middle, one_side = _line_middles(prof, d, coarse, k, R, offset, mag, background,
+                                         np.broadcast_to(max_width, k.shape))
     ratio = np.take_along_axis(mag, k[:, None], axis=1).ravel() / (background + 1.0)
     offset = np.where((total > 0) & (np.abs(offset) < r), offset, np.nan)
     middle = np.where(np.isfinite(offset) & (np.abs(middle) < r), middle, np.nan)
-    return offset, middle, ratio
+    return offset, middle, ratio, one_side & np.isfinite(offset)
 
 
 def _centroid(mag: np.ndarray, background: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -238,15 +241,19 @@ PARTNER_PEAK = 0.4
 SAME_SIDES = 0.25
 """Both sides of a printed line are plain and alike: they differ (and vary) by at most this share of the line's contrast."""
 LINE_WIDTH = 0.2
-WIDE_SHARE = 0.5
-"""A line is taken as printed wide (located by its middles) where this share of its probes see both its sides."""
 """Printed lines are at most this share of the line spacing wide (a checkerboard's next cell
 edge, one spacing away, is never taken for a line's other side)."""
+WIDE_SHARE = 0.5
+"""A line is taken as printed wide (located by its middles) where this share of its probes that
+see one side of it see both its sides.  Probes where its two sides merge into one peak do not
+count: a line 4-6 px wide in the picture shows one peak at its middle on some probes and two
+on others."""
 
 
 def _line_middles(prof: np.ndarray, d: np.ndarray, coarse: np.ndarray, k: np.ndarray, R: int, offset: np.ndarray,
-                  mag: np.ndarray, background: np.ndarray, max_width: np.ndarray) -> np.ndarray:
-    """The middle of the printed line whose one side each offset is on, NaN where it is no line's side (see :func:`_probe_lines`)."""
+                  mag: np.ndarray, background: np.ndarray, max_width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The middle of the printed line whose one side each offset is on, NaN where it is no line's
+    side, and whether each peak is one colour change at all (see :func:`_probe_lines`)."""
     n, T = coarse.shape
     out = np.full(n, np.nan)
     signed = d[:, 1:-1] * 0.5 + 0.25 * (d[:, :-2] + d[:, 2:])  # as mag: t = -R .. R
@@ -254,9 +261,10 @@ def _line_middles(prof: np.ndarray, d: np.ndarray, coarse: np.ndarray, k: np.nda
     here = np.einsum("ntc,t->nc", signed[np.arange(n)[:, None], taps], _COARSE)  # the colour change at the peak
     strength = np.linalg.norm(here, axis=1)
     # Only a peak that is one colour change (not both sides of a thin line at once) can be a line's side.
-    sel = np.flatnonzero(np.isfinite(offset) & (strength >= EDGE_PURITY * coarse[np.arange(n), k]))
+    one_side = np.isfinite(offset) & (strength >= EDGE_PURITY * coarse[np.arange(n), k])
+    sel = np.flatnonzero(one_side)
     if not len(sel):
-        return out
+        return out, one_side
     k, strength = k[sel], strength[sel]
     # Along that colour change: a line's other side is the nearest strong change back.
     proj = np.einsum("ntc,nc->nt", signed[sel], here[sel] / np.maximum(strength, 1e-6)[:, None])
@@ -268,7 +276,7 @@ def _line_middles(prof: np.ndarray, d: np.ndarray, coarse: np.ndarray, k: np.nda
     has = partner.any(axis=1)
     sel, k, partner, gap = sel[has], k[has], partner[has], gap[has]
     if not len(sel):
-        return out
+        return out, one_side
     j = np.argmin(np.where(partner, gap, 10 * T), axis=1)
     # A line lies on one plain ground: the same colour on both sides (not a cell's edge beside a piece's rim).
     lo, hi = np.minimum(k, j), np.maximum(k, j)
@@ -284,7 +292,7 @@ def _line_middles(prof: np.ndarray, d: np.ndarray, coarse: np.ndarray, k: np.nda
     line = (np.linalg.norm(b_mean - a_mean, axis=1) <= SAME_SIDES * contrast) & (spread <= SAME_SIDES * contrast)
     other, _ = _centroid(mag[sel], background[sel], j)
     out[sel] = np.where(line, 0.5 * (offset[sel] + (j - R + other)), np.nan)
-    return out
+    return out, one_side
 
 
 def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1,
@@ -306,11 +314,11 @@ def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: fl
             samples, board_normals = model.samples[::step][inside], model.lines[model.sample_line[::step][inside], :2]
             half = 0.5 * model.spacing_mm * board_normals
             width = LINE_WIDTH * np.linalg.norm(_apply(H, samples + half) - _apply(H, samples - half), axis=1)
-        edge, middle, ratios[inside] = _probe_lines(image, centres[inside], normals[inside], radius, width)
-        # A line is printed wide where most of its probes that see it see both its sides; elsewhere
-        # a pair is a cell's edge beside a piece's rim or another cell's edge.
+        edge, middle, ratios[inside], one_side = _probe_lines(image, centres[inside], normals[inside], radius, width)
+        # A line is printed wide where most of its probes that see one side of it see both its
+        # sides; elsewhere a pair is a cell's edge beside a piece's rim or another cell's edge.
         line = model.sample_line[::step][inside]
-        seen = np.bincount(line, np.isfinite(edge), minlength=len(model.lines))
+        seen = np.bincount(line, one_side, minlength=len(model.lines))
         paired = np.bincount(line, np.isfinite(middle), minlength=len(model.lines))
         wide = paired >= WIDE_SHARE * np.maximum(seen, 1)
         offsets[inside] = np.where(wide[line] & np.isfinite(middle), middle, edge)
