@@ -303,6 +303,29 @@ def test_a_webcam_frame_of_640x480_is_searched_for_the_outline_at_1280(game, ind
     assert_found(game, image, truth, truth.camera)
 
 
+@pytest.fixture(scope="module")
+def uhd_shot() -> tuple[BoardPose, np.ndarray]:
+    """Benchmark scene accasta 4/0 at 3840x2160, where the printed lines are 4-10 px wide."""
+    return benchmark_frame("accasta", 4, 0, (3840, 2160))
+
+
+def test_a_3840x2160_frame_is_found_as_if_it_were_1920_wide(uhd_shot):
+    """Probing is set in pixels for lines 1-5 px wide; locked on at full size, this board was
+    returned 240 px off (a grid two lines off matched 43% of the probes)."""
+    truth, image = uhd_shot
+    assert_found("accasta", image, truth, truth.camera)
+
+
+def test_a_3840x2160_frame_passes_the_tracking_check_as_its_1920_copy(uhd_shot):
+    """The per-frame check saw 0.7% of its probes at full size (the tracker would re-find the
+    board in every frame), and 76% in the same frame downscaled."""
+    truth, image = uhd_shot
+    half = cv2.resize(image, (1920, 1080), interpolation=cv2.INTER_AREA)
+    at_half = check_pose(half, replace(truth, camera=truth.camera.scaled((1920, 1080)))).support
+    assert at_half > 0.6
+    assert check_pose(image, truth).support == pytest.approx(at_half, abs=0.02)
+
+
 @pytest.mark.parametrize("game, index", [("accasta", 0), ("attangle-2008", 15)])
 def test_a_hex_board_at_640x480_whose_far_lines_are_faint_is_found(game, index):
     """Scenes of the calibration benchmark at 640x480 (seed 4) where the far lines are too thin

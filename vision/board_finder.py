@@ -39,7 +39,8 @@ How it works (nothing depends on the board's colours: only on its printed lines)
    middle where most probes of that line see both sides on one plain ground); the homography is refitted to these observations (every observation must lie
    on its line: a linear equation in the inverse homography) with Tukey weights, which
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
-   0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.
+   0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.  Frames wider
+   than :data:`GRID_WIDTH` are locked on downscaled to it, as probing works in pixels.
 3. **Verify.** The fit is accepted only if the board looks plausible (in front of the
    camera, convex, seen from above), 80 % of it is in the picture, 40 % (hex) or 50 % (square)
    of the probes see a sharp edge within 1.5 px of their line in at least three quarters of the board,
@@ -83,6 +84,13 @@ boards on a cloth were not found at 640).  Frames taken at 640x480 (webcams) are
 the same reason: on the calibration benchmark at that size, boards not found went from 10 to 5
 of 150 square scenes with the camera known (8 and 8 unknown) and from 9 to 9 and 11 to 10 of
 100 hex scenes, no pose wrong; finding takes 0.18-0.22 s (median) instead of 0.12-0.14 s."""
+GRID_WIDTH = 1920
+"""The grid is locked on in frames at most this wide (pixels): wider ones are downscaled to it
+and the fit scaled back.  Probing works in pixels (:data:`TOLERANCE_PX`, :data:`FINAL_RADIUS`,
+:data:`HALF`), set for printed lines 1-5 px wide; in a 3840x2160 frame the lines are 4-10 px
+wide, and on the calibration benchmark at that size (seed 4, 4 scenes a game) 8 of 20 hex
+boards were not found and one was returned 306 px off; at 1920x1080 and 2560x1440 all 50 were
+found.  See :func:`grid_frame` (a 2560 px wide frame is halved to 1280, one 3840 px wide to 1920)."""
 MIN_SUPPORT: dict[BoardKind, float] = {"hex": 0.4, "square": 0.5}
 """Fraction of the probes inside the image that must see their line for a board to count, per
 side of the board.  A square grid has look-alikes (a checked tablecloth, the grid slid or
@@ -156,6 +164,25 @@ class GridFit:
 
 
 # --------------------------------------------------------------------------- probing
+
+def grid_frame(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``image`` shrunk by the smallest whole factor that makes it at most :data:`GRID_WIDTH`
+    wide (each pixel the mean of a block: quick, and no pixel straddles two), and the
+    homography from ``image``'s pixels to its pixels (the identity for a frame kept as it is)."""
+    h, w = image.shape[:2]
+    k = -(-w // GRID_WIDTH)
+    if k == 1:
+        return image, np.eye(3)
+    small = cv2.resize(image[:h // k * k, :w // k * k], (w // k, h // k), interpolation=cv2.INTER_AREA)
+    return small, np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1.0]])
+
+
+def _full_size(fit: GridFit, to_small: np.ndarray) -> GridFit:
+    """A fit made in a :func:`grid_frame`, in the pixels of the frame it came from."""
+    back = np.linalg.inv(to_small)
+    H = back @ fit.H
+    return replace(fit, H=H / H[2, 2], observations=fit.observations * back[0, 0] + back[:2, 2])
+
 
 def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = np.hstack([pts, np.ones((len(pts), 1))]) @ H.T
@@ -464,6 +491,9 @@ def _translate(H: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
     """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
+    small, to_small = grid_frame(image)
+    if small is not image:
+        return _full_size(lock_on(small, to_small @ H0, model), to_small)
     r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
     radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > FINAL_RADIUS] + [FINAL_RADIUS, FINAL_RADIUS]
     fit = _evaluate(image, _refine(image, H0, model, radii), model)
@@ -1070,6 +1100,10 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
     ``outline``: the border's corners in the image (clockwise), to skip the outline search."""
     if image is None or image.size == 0:
         raise BoardNotFound("board not found: empty image")
+    small, to_small = grid_frame(image)
+    if small is not image:
+        corners = None if outline is None else _apply(to_small, np.asarray(outline, float))
+        return _full_size(find_grid(small, kind, spec, corners), to_small)
     model = board_model(kind, spec)
     if outline is not None:
         H, _ = cv2.findHomography(model.outline, np.asarray(outline, float))

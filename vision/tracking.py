@@ -26,7 +26,8 @@ import numpy as np
 
 from calibration.camera import BoardPose
 from vision.board_finder import (
-    PEAKINESS, TOLERANCE_PX, BoardNotFound, _probe, accept, find_grid, lock_on, pose_from_fit, rotated, undistort,
+    PEAKINESS, TOLERANCE_PX, BoardNotFound, _probe, accept, find_grid, grid_frame, lock_on, pose_from_fit, rotated,
+    undistort,
 )
 from vision.board_model import BoardModel, board_model
 
@@ -64,9 +65,12 @@ class ProbeSet:
         return cls(pose.project(samples), normals)
 
     def check(self, image: np.ndarray, radius: float = 4.0) -> PoseCheck:
+        """How many probes see their line in ``image`` (probed as the finder does: in its
+        :func:`~vision.board_finder.grid_frame`, ``radius`` in that frame's pixels)."""
+        image, to_small = grid_frame(image)
         h, w = image.shape[:2]
         m = radius + 12
-        c = self.centres
+        c = self.centres * to_small[0, 0] + to_small[:2, 2]
         inside = (c[:, 0] > m) & (c[:, 0] < w - 1 - m) & (c[:, 1] > m) & (c[:, 1] < h - 1 - m)
         if not inside.any():
             return PoseCheck(0.0, 0.0)
