@@ -53,12 +53,15 @@ class CameraModel:
         return cls(K, np.zeros(5), (w, h))
 
     def scaled(self, image_size: tuple[int, int]) -> "CameraModel":
-        """The same camera at another resolution (same aspect ratio assumed)."""
+        """The same camera at another resolution (same aspect ratio assumed): its frames resized,
+        pixel centres kept where they are (``x' = (x + 0.5) * s - 0.5``, as ``cv2.resize`` maps them)."""
         sx, sy = image_size[0] / self.image_size[0], image_size[1] / self.image_size[1]
-        K = self.K.copy()
-        K[0] *= sx
-        K[1] *= sy
-        return CameraModel(K, self.dist.copy(), image_size)
+        return self.resampled(np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]]), image_size)
+
+    def resampled(self, to_new: np.ndarray, image_size: tuple[int, int]) -> "CameraModel":
+        """The camera whose frames (``image_size``) are this one's resampled by the pixel map
+        ``to_new`` (3 x 3, scale and shift: a resize, a crop)."""
+        return CameraModel(np.asarray(to_new, float) @ self.K, self.dist.copy(), image_size)
 
     def to_dict(self) -> dict[str, Any]:
         return {"K": self.K.tolist(), "dist": self.dist.tolist(), "image_size": list(self.image_size)}

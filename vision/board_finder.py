@@ -165,23 +165,28 @@ class GridFit:
 
 # --------------------------------------------------------------------------- probing
 
+def _grid_scale(image_size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+    """The pixel map from frames of ``image_size`` to their :func:`grid_frame`, and its size."""
+    w, h = image_size
+    k = -(-w // GRID_WIDTH)
+    return np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1.0]]), (w // k, h // k)
+
+
 def grid_frame(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``image`` shrunk by the smallest whole factor that makes it at most :data:`GRID_WIDTH`
-    wide (each pixel the mean of a block: quick, and no pixel straddles two), and the
-    homography from ``image``'s pixels to its pixels (the identity for a frame kept as it is)."""
-    h, w = image.shape[:2]
-    k = -(-w // GRID_WIDTH)
-    if k == 1:
-        return image, np.eye(3)
-    small = cv2.resize(image[:h // k * k, :w // k * k], (w // k, h // k), interpolation=cv2.INTER_AREA)
-    return small, np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1.0]])
+    wide (each pixel the mean of a block: quick, and no pixel straddles two), and the pixel map
+    from ``image`` to it (3 x 3; the identity for a frame kept as it is)."""
+    to_small, (w, h) = _grid_scale((image.shape[1], image.shape[0]))
+    if w == image.shape[1]:
+        return image, to_small
+    k = image.shape[1] // w
+    return cv2.resize(image[:h * k, :w * k], (w, h), interpolation=cv2.INTER_AREA), to_small
 
 
-def _full_size(fit: GridFit, to_small: np.ndarray) -> GridFit:
-    """A fit made in a :func:`grid_frame`, in the pixels of the frame it came from."""
-    back = np.linalg.inv(to_small)
-    H = back @ fit.H
-    return replace(fit, H=H / H[2, 2], observations=fit.observations * back[0, 0] + back[:2, 2])
+def _mapped(fit: GridFit, to: np.ndarray) -> GridFit:
+    """A fit in the frame that the pixel map ``to`` (scale and shift) makes of its own."""
+    H = to @ fit.H
+    return replace(fit, H=H / H[2, 2], observations=fit.observations * to[0, 0] + to[:2, 2])
 
 
 def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -493,7 +498,7 @@ def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
     """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
     small, to_small = grid_frame(image)
     if small is not image:
-        return _full_size(lock_on(small, to_small @ H0, model), to_small)
+        return _mapped(lock_on(small, to_small @ H0, model), np.linalg.inv(to_small))
     r0 = float(np.clip(0.4 * _spacing_px(H0, model), 3, 30))
     radii = [r for r in (r0, r0, r0 / 1.5, r0 / 2, r0 / 3) if r > FINAL_RADIUS] + [FINAL_RADIUS, FINAL_RADIUS]
     fit = _evaluate(image, _refine(image, H0, model, radii), model)
@@ -790,7 +795,13 @@ def pose_from_fit(fit: GridFit, model: BoardModel, camera: CameraModel | None, i
     """The metric pose of a verified grid fit (in the fit's arbitrary one-of-N orientation).
 
     Without a camera, the focal length comes from the board's perspective and the lens's
-    radial distortion from how the printed lines bend (:func:`_lens_from_lines`)."""
+    radial distortion from how the printed lines bend (:func:`_lens_from_lines`).  Worked out
+    in the fit's :func:`grid_frame`, whose pixels the tolerances are set in."""
+    to_small, small_size = _grid_scale(image_size)
+    if small_size != tuple(image_size):
+        small_camera = None if camera is None else camera.resampled(to_small, small_size)
+        pose = pose_from_fit(_mapped(fit, to_small), model, small_camera, small_size, spec)
+        return replace(pose, camera=camera or pose.camera.resampled(np.linalg.inv(to_small), image_size))
     if camera is None:
         camera, fit = _lens_from_lines(fit, model, image_size)
     cam_undist = CameraModel(camera.K, np.zeros(5), image_size)
@@ -1103,7 +1114,7 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
     small, to_small = grid_frame(image)
     if small is not image:
         corners = None if outline is None else _apply(to_small, np.asarray(outline, float))
-        return _full_size(find_grid(small, kind, spec, corners), to_small)
+        return _mapped(find_grid(small, kind, spec, corners), np.linalg.inv(to_small))
     model = board_model(kind, spec)
     if outline is not None:
         H, _ = cv2.findHomography(model.outline, np.asarray(outline, float))
