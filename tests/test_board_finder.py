@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -14,13 +15,14 @@ import pytest
 import rules
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
-from vision.board_finder import (BoardNotFound, GridFit, _evaluate, _lens_from_lines, _probe_lines, accept, board_model,
-                                 find_board, grid_frame, locate_board, orient, undistort)
+from vision.board_finder import (BoardNotFound, GridFit, _apply, _evaluate, _lens_from_lines, _probe_lines, _spacing_px,
+                                 accept, board_model, find_board, grid_frame, locate_board, orient, undistort)
+from vision.grid_lines import line_hypotheses
 from vision.synth.games import game_info
 from vision.synth.photo import random_photo_look
 from vision.synth.rig import RigRange, random_pose
 from vision.synth.scene import pose_from_truth, random_scene, render_image, sample_rng
-from vision.tracking import BoardTracker, check_pose
+from vision.tracking import BoardTracker, check_pose, pose_homography
 
 
 @dataclass(frozen=True)
@@ -278,16 +280,16 @@ def benchmark_frame(game: str, seed: int, index: int, size: tuple[int, int]) -> 
     return scene.pose, image
 
 
-def assert_found(game: str, image: np.ndarray, truth: BoardPose, camera=None) -> None:
-    """The board is found in ``image`` with every point within 2 px of ``truth`` (pixels of the
-    frame the grid is found in, :func:`vision.board_finder.grid_frame`: 4 px at 3840x2160)."""
+def assert_found(game: str, image: np.ndarray, truth: BoardPose, camera=None, worst: float = 2.0) -> None:
+    """The board is found in ``image`` with every point within ``worst`` px of ``truth`` (pixels of
+    the frame the grid is found in, :func:`vision.board_finder.grid_frame`: twice as many at 3840x2160)."""
     from vision.tracking import nearest_orientation
 
     pose = nearest_orientation(find_board(image, truth.kind, camera), truth, board_model(truth.kind))
     geometry = rules.GAMES[game].geometry
     got, want = pose.point_pixels(geometry), truth.point_pixels(geometry)
     scale = grid_frame(image)[1][0, 0]
-    assert max(np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want) * scale < 2.0
+    assert max(np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want) * scale < worst
 
 
 def test_a_square_board_on_a_checked_cloth_whose_far_corner_is_lost_is_found():
@@ -304,6 +306,33 @@ def test_a_webcam_frame_of_640x480_is_searched_for_the_outline_at_1280(game, ind
     lost at 640 px wide: a wooden board on a wooden table (5), and one on a checked cloth (8)."""
     truth, image = benchmark_frame(game, 4, index, (640, 480))
     assert_found(game, image, truth, truth.camera)
+
+
+def povray_picture(sample: str) -> tuple[BoardPose, np.ndarray]:
+    """The true pose and the frame of samples/povray/``sample``, ray traced by tools/povray_scenes.py
+    (foreign/: with --foreign-print, a board printed in a style none of the renderer's looks has)."""
+    path = Path(__file__).resolve().parents[1] / "samples" / "povray" / f"{sample}.json"
+    return pose_from_truth(json.loads(path.read_text())), cv2.imread(str(path.with_suffix(".jpg")))
+
+
+@pytest.mark.parametrize("game, sample", [("accasta", "foreign/accasta-no-border"), ("abande", "foreign/abande-no-border")])
+def test_a_hex_board_printed_without_a_border_is_found_from_its_lines(game, sample):
+    """Without a border the outline is the hull of the pieces on the corner points, 50-70 px
+    beyond the grid's outer lines, and no lock-on from it or from the board's slab reached 16%
+    of the probes.  The lines' own directions and spacing put the grid 2-6 px from the truth."""
+    truth, image = povray_picture(sample)
+    assert_found(game, image, truth)
+
+
+def test_the_lines_own_pattern_gives_the_grid_of_a_board_without_a_border():
+    truth, image = povray_picture("foreign/accasta-no-border")
+    model = board_model("hex")
+    want = _apply(pose_homography(truth), model.keypoints)
+    turns = [np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1.0]])
+             for a in np.radians(np.arange(0, 360, 60))]
+    error = min(np.linalg.norm(_apply(H @ turn, model.keypoints) - want, axis=1).mean()
+                for H in line_hypotheses(image, model) for turn in turns)
+    assert error < 0.2 * _spacing_px(pose_homography(truth), model)
 
 
 @functools.lru_cache(maxsize=None)
@@ -349,10 +378,11 @@ def test_a_grid_locked_on_one_cell_off_is_moved_back():
     assert_found("alva", image, truth, truth.camera)
 
 
-@pytest.mark.parametrize("game, sample", [("abande", "abande-wide-lines"), ("accasta", "accasta-lines-5px-wide")])
-def test_a_board_printed_with_wide_lines_is_found_on_their_middles(game, sample):
-    """Hex boards printed in styles none of the renderer's looks has (samples/povray/foreign/,
-    ray traced by tools/povray_scenes.py --foreign-print), whose lines show two sides.
+@pytest.mark.parametrize("game, sample, worst", [("abande", "foreign/abande-wide-lines", 2.0),
+                                                 ("accasta", "foreign/accasta-lines-5px-wide", 2.0),
+                                                 ("attangle-2008", "foreign/attangle-2008-lines-3mm", 3.0)])
+def test_a_board_printed_with_wide_lines_is_found_on_their_middles(game, sample, worst):
+    """Hex boards printed with lines whose two sides show.
 
     abande-wide-lines (3 mm lines, no border): a grid one line off matched the lines' edges
     (0.20 of the probes) better than the true grid (0.08), a wide line having no edge on its
@@ -360,7 +390,19 @@ def test_a_board_printed_with_wide_lines_is_found_on_their_middles(game, sample)
     wrong pose was returned silently.  accasta-lines-5px-wide (1920x1080): the lines across
     the view are 4-6 px wide, so some probes see one peak at a line's middle and others its two
     sides 3 px apart; the line was taken as thin and located by one side, and that direction
-    of lines was refused as not seen (0.34 of its probes against 0.84-0.92)."""
-    path = Path(__file__).resolve().parents[1] / "samples" / "povray" / "foreign" / f"{sample}.json"
-    truth = pose_from_truth(json.loads(path.read_text()))
-    assert_found(game, cv2.imread(str(path.with_suffix(".jpg"))), truth)
+    of lines was refused as not seen (0.34 of its probes against 0.84-0.92).
+    attangle-2008-lines-3mm (1920x1080, lines 8-10 px wide): the lock-on's last rounds, whose
+    windows reach 3 px, saw neither side of a line, and even from the true pose it slid 4 px
+    off (0.69 of the probes -> 0.36); the board was not found.  It is found 0.7 px off (median),
+    2.2 px at worst: lines that wide locate a point less closely."""
+    truth, image = povray_picture(sample)
+    assert_found(game, image, truth, worst=worst)
+
+
+def test_a_crowded_board_is_not_lost_to_pieces_rims_beside_its_lines():
+    """finding/attangle-crowded: a crowded Attangle board of the renderer's wooden look, ray
+    traced by POV-Ray.  Taken for a wide line's two sides in the first, 20 px lock-on windows,
+    a piece's rim and the line beside it pulled the fit off the grid (21% of the probes) and
+    the board was lost (:data:`vision.board_finder.MIDDLES_RADIUS`)."""
+    truth, image = povray_picture("finding/attangle-crowded")
+    assert_found("attangle", image, truth)

@@ -31,7 +31,9 @@ How it works (nothing depends on the board's colours: only on its printed lines)
    side pieces hide; and a square slab (a side cut by the picture's edge is extended) with
    the border somewhere inside it, its size searched.  The hull bridges the notches
    pieces cut into an outline.  Each stage's hypotheses are ranked by a quick probe; at
-   most nine are locked on in all.
+   most twelve are locked on in all.  When none is a board, on the hex side, the grid the
+   line segments' own directions and spacing show (:mod:`vision.grid_lines`: a board
+   printed without a border) is locked on too.
 2. **Lock on the grid.** Each outline hypothesis gives a homography from the printed
    border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
    image probed across each line at many places for the nearest strong colour edge or
@@ -74,6 +76,7 @@ from calibration.board_file import WHITE_SIDE_BEARINGS, WHITE_SIDES
 from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.board_model import BoardModel, board_model
+from vision.grid_lines import line_hypotheses
 
 OUTLINE_WIDTH = 1280
 """The outline search works on frames of this width (pixels): wider ones are downscaled to it,
@@ -209,7 +212,7 @@ def _probe(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: 
 
 
 def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, radius: float,
-                 max_width: np.ndarray | float | None = None
+                 max_width: np.ndarray | float | None = None, beyond: bool = False
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Strongest edge across each probe: (offset along the normal in px, NaN if none; the middle
     of the line it is one side of, NaN if none; strength ratio; whether the edge is one colour
@@ -222,11 +225,14 @@ def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, ra
     ``max_width`` (px, per probe or one for all): a printed line up to this wide whose two
     sides give separate peaks (near the camera, or blurred) is located by its middle too:
     an edge peak with the opposite colour change within this distance, on one plain ground,
-    is one side of a line, and the line lies midway.  ``None``: no middles."""
+    is one side of a line, and the line lies midway.  ``None``: no middles.  ``beyond``: a
+    probe that sees no edge within the radius looks for a wide line's side up to half that
+    width beyond it (the line's middle must still be within the radius)."""
     r = max(1, int(math.ceil(radius)))
     wide = 0 if max_width is None else int(math.ceil(float(np.max(max_width))))
+    reach = r + min(wide, 3 * HALF) // 2 if beyond else r
     R0 = max(r, 8) + HALF  # the background strength is measured over at least +-8 px
-    R = max(R0, min(wide, 3 * HALF) + HALF)  # (read further for a wide line's other side)
+    R = max(R0, min(wide, 3 * HALF) + HALF, reach + 5)  # (read further for a wide line's other side)
     t = np.arange(-R - 2, R + 3, dtype=np.float32)
     xs = (centres[:, 0:1] + t * normals[:, 0:1]).astype(np.float32)
     ys = (centres[:, 1:2] + t * normals[:, 1:2]).astype(np.float32)
@@ -237,13 +243,9 @@ def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, ra
     mag = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
     mag = 0.25 * mag[:, :-2] + 0.5 * mag[:, 1:-1] + 0.25 * mag[:, 2:]  # t = -R .. R
     coarse = cv2.filter2D(mag, -1, _COARSE[None, :], borderType=cv2.BORDER_REPLICATE)
-    # The blob nearest the line's predicted place among the strong ones (at least half the
-    # strongest): a piece's rim beside the line must not pull the fit away from it.
-    win = coarse[:, R - r - 1:R + r + 2]
-    inner = win[:, 1:-1]
-    peaks = (inner >= win[:, :-2]) & (inner >= win[:, 2:]) & (inner >= NEAREST_PEAK * inner.max(axis=1, keepdims=True))
-    distance = np.where(peaks, np.abs(np.arange(-r, r + 1))[None, :], 10 * r + 10)
-    k = R - r + np.argmin(distance + 1e-3 * (inner.max(axis=1, keepdims=True) - inner), axis=1)
+    k, seen = _nearest_peak(coarse, R, r)
+    if reach > r:
+        k = np.where(seen, k, _nearest_peak(coarse, R, reach)[0])
     background = np.median(mag[:, R - R0:R + R0 + 1], axis=1)
     offset, total = _centroid(mag, background, k)
     offset = k - R + offset
@@ -252,9 +254,21 @@ def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, ra
         middle, one_side = _line_middles(prof, d, coarse, k, R, offset, mag, background,
                                          np.broadcast_to(max_width, k.shape))
     ratio = np.take_along_axis(mag, k[:, None], axis=1).ravel() / (background + 1.0)
+    side = (total > 0) & (np.abs(offset) < reach)
+    middle = np.where(side & (np.abs(middle) < r), middle, np.nan)
     offset = np.where((total > 0) & (np.abs(offset) < r), offset, np.nan)
-    middle = np.where(np.isfinite(offset) & (np.abs(middle) < r), middle, np.nan)
-    return offset, middle, ratio, one_side & np.isfinite(offset)
+    return offset, middle, ratio, one_side & side
+
+
+def _nearest_peak(coarse: np.ndarray, R: int, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per profile (its centre at column R), the column of the blob within +-r nearest the
+    centre among the strong ones (at least half the strongest there: a piece's rim beside a
+    line must not pull the fit away from it), and whether there is one."""
+    win = coarse[:, R - r - 1:R + r + 2]
+    inner = win[:, 1:-1]
+    peaks = (inner >= win[:, :-2]) & (inner >= win[:, 2:]) & (inner >= NEAREST_PEAK * inner.max(axis=1, keepdims=True))
+    distance = np.where(peaks, np.abs(np.arange(-r, r + 1))[None, :], 10 * r + 10)
+    return R - r + np.argmin(distance + 1e-3 * (inner.max(axis=1, keepdims=True) - inner), axis=1), peaks.any(axis=1)
 
 
 def _centroid(mag: np.ndarray, background: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -275,6 +289,14 @@ SAME_SIDES = 0.25
 LINE_WIDTH = 0.2
 """Printed lines are at most this share of the line spacing wide (a checkerboard's next cell
 edge, one spacing away, is never taken for a line's other side)."""
+MIDDLES_RADIUS = 8.0
+"""Probes whose window is at most this wide (px either side: the last lock-on rounds, and every
+score of a fit) locate printed lines whose two sides show by their middles.  In the first,
+wider rounds a pair of opposite edges is too often a piece's rim and a line beside it: with
+middles there, a board of our renderer's looks ray traced by POV-Ray (attangle seed 900 scene
+18) was no longer found; without them in the 7 px round, a board printed with 3 mm lines at
+1920x1080 (foreign print attangle-2008 seed 920 scene 13) slid 7 px off its lines and on to a
+grid 119 px away."""
 WIDE_SHARE = 0.5
 """A line is taken as printed wide (located by its middles) where this share of its probes that
 see one side of it see both its sides.  Probes where its two sides merge into one peak do not
@@ -328,11 +350,11 @@ def _line_middles(prof: np.ndarray, d: np.ndarray, coarse: np.ndarray, k: np.nda
 
 
 def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: float, step: int = 1,
-                 middles: bool = True):
+                 beyond: bool = False):
     """Probe every ``step``-th model sample under ``H``: (centres, normals, offsets, ratios, inside mask).
 
-    ``middles``: wide printed lines are located by their middles (see :func:`_probe_lines`; the
-    precise rounds need it, a quick score does not)."""
+    Wide printed lines are located by their middles within :data:`MIDDLES_RADIUS` (see
+    :func:`_probe_lines`, also for ``beyond``)."""
     h, w = image.shape[:2]
     centres = _apply(H, model.samples[::step])
     normals = _project_lines(H, model)[model.sample_line[::step], :2]
@@ -342,11 +364,12 @@ def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: fl
     ratios = np.zeros(len(centres))
     if inside.any():
         width = None
-        if middles:
+        if radius <= MIDDLES_RADIUS:
             samples, board_normals = model.samples[::step][inside], model.lines[model.sample_line[::step][inside], :2]
             half = 0.5 * model.spacing_mm * board_normals
             width = LINE_WIDTH * np.linalg.norm(_apply(H, samples + half) - _apply(H, samples - half), axis=1)
-        edge, middle, ratios[inside], one_side = _probe_lines(image, centres[inside], normals[inside], radius, width)
+        edge, middle, ratios[inside], one_side = _probe_lines(image, centres[inside], normals[inside], radius, width,
+                                                              beyond)
         # A line is printed wide where most of its probes that see one side of it see both its
         # sides; elsewhere a pair is a cell's edge beside a piece's rim or another cell's edge.
         line = model.sample_line[::step][inside]
@@ -412,7 +435,8 @@ def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence
     for r in radii:
         if not plausible(H, model, size):
             raise BoardNotFound("board not found: the grid fit collapsed")
-        centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r, middles=r <= FINAL_RADIUS)
+        # (a wide line's sides lie beyond the final rounds' window)
+        centres, normals, offsets, ratios, _ = _probe_model(image, H, model, r, beyond=r <= FINAL_RADIUS)
         ok = np.isfinite(offsets) & (ratios >= PEAKINESS * 0.8)
         if r <= FINAL_RADIUS:  # locked on: the grid alone sets the final fit
             ok &= ~model.on_border
@@ -1080,14 +1104,22 @@ def _three_corner_hypotheses(image: np.ndarray, model: BoardModel, quads: Sequen
     return out
 
 
-def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarray]]:
-    """Rough board homographies worth locking on, in stages from cheap to costly.
+LINE_TRIES = 2
+"""At most this many hypotheses from the lines' own pattern (:mod:`vision.grid_lines`) are
+locked on, over :data:`MAX_LOCKS`: they are tried only when the outlines gave no board."""
+
+
+def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[tuple[list[np.ndarray], bool]]:
+    """Rough board homographies worth locking on, in stages from cheap to costly, each with
+    whether its lock-ons count towards :data:`MAX_LOCKS`.
 
     First outlines shaped like the border (taken as the border, or as the outermost grid
     lines); then four consecutive corners of a partly hidden hexagon, or square borders
     rebuilt from three corners of an outline; then square slabs with the border
-    somewhere inside.  Each stage is sorted by a quick support score and cut to the few
-    best."""
+    somewhere inside; last, on the hex side, the grid the line segments' directions and
+    spacing show (:func:`vision.grid_lines.line_hypotheses`: a board printed without a
+    border, whose corner points pieces take).  Each stage is sorted by a quick support
+    score and cut to the few best."""
     hulls = _large_hulls(image)
     polygons = outline_candidates(image, model.symmetry, hulls)
     stages = [(lambda: [H for H in (cv2.findHomography(corners, p)[0] for p in polygons
@@ -1098,10 +1130,12 @@ def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[list[np.ndarra
         stages.append((lambda: _three_corner_hypotheses(image, model, polygons[:4]), THREE_CORNER_TRIES))
     quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
     stages.append((lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)], MAX_TRIES))
-    for stage, tries in stages:
+    if model.symmetry > 4:
+        stages.append((lambda: line_hypotheses(image, model), LINE_TRIES))
+    for k, (stage, tries) in enumerate(stages):
         found = stage()
         scored = sorted(((score, i) for i, score in enumerate(_coarse_supports(image, found, model))), reverse=True)
-        yield [found[i] for score, i in scored[:tries] if score > 0]
+        yield [found[i] for score, i in scored[:tries] if score > 0], model.symmetry == 4 or k < len(stages) - 1
 
 
 def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
@@ -1118,15 +1152,15 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
     model = board_model(kind, spec)
     if outline is not None:
         H, _ = cv2.findHomography(model.outline, np.asarray(outline, float))
-        stages: Iterator[list[np.ndarray]] = iter([[H] if H is not None else []])
+        stages: Iterator[tuple[list[np.ndarray], bool]] = iter([([H] if H is not None else [], True)])
     else:
         stages = _hypotheses(image, model)
     best: GridFit | None = None
     reason = f"board not found: no {'hexagonal' if kind == 'hex' else 'square'} board outline in the picture"
-    locks = 0
-    for hypotheses in stages:
+    locks, refused = 0, -1.0
+    for hypotheses, budgeted in stages:
         for H0 in hypotheses:
-            if locks == MAX_LOCKS or (best is not None and locks >= MAX_LOCKS_FOUND):
+            if (locks >= MAX_LOCKS and budgeted) or (best is not None and locks >= MAX_LOCKS_FOUND):
                 break
             locks += 1
             try:
@@ -1136,8 +1170,8 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
             why = accept(fit, kind)
             if why is None and (best is None or fit.support > best.support):
                 best = fit
-            elif why is not None and best is None:
-                reason = why
+            elif why is not None and best is None and fit.support > refused:
+                reason, refused = why, fit.support  # the best refused fit says why
             if best is not None and best.support > GOOD_SUPPORT:
                 return best
         if best is not None:
