@@ -12,6 +12,7 @@ import pytest
 
 from calibration.camera import CameraModel, look_at_pose
 from vision.synth import PhotoLook, develop, pose_from_truth, random_scene, render_linear, render_samples, scene_truth
+from vision.board_model import board_model
 from vision.synth.render import Lighting, stack_discs
 
 CLEAN = PhotoLook(1.0, (1.0, 1.0, 1.0), 0.0, 0.0, 0.0, 0.0, 0.0, 95)
@@ -116,6 +117,25 @@ def test_random_cameras_can_always_be_ray_cast():
     for camera in cameras:
         x, y = normalized_rays(camera)
         assert np.isfinite(x).all() and np.isfinite(y).all()
+
+
+def test_a_portrait_frame_seeing_the_table_to_the_horizon_is_rendered_and_its_board_found():
+    """720x1280, a phone stood upright: the tall view sees the table out to the horizon, where
+    its texture coordinates reach 1e9 px, and remap's mirrored border walked back to the
+    texture one period at a time (this scene, Dame 100 seed 4 scene 1, never finished)."""
+    from vision.board_finder import find_board
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import render_image, sample_rng
+    from vision.tracking import nearest_orientation
+
+    rng = sample_rng("dame100", 4, 1)
+    scene = random_scene("dame100", rng, size=(720, 1280))
+    image = render_image(scene, random_photo_look(rng), rng)
+    assert image.shape == (1280, 720, 3)
+    truth = scene.pose
+    found = nearest_orientation(find_board(image, "square", truth.camera), truth, board_model("square"))
+    want = np.array(list(truth.point_pixels(scene.geometry).values()))
+    assert np.abs(np.array(list(found.point_pixels(scene.geometry).values())) - want).max() < 2.0
 
 
 def test_cli_render_writes_images_and_ground_truth(cli, tmp_path):

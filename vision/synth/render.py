@@ -305,6 +305,18 @@ def _plane_light(light: Lighting, x: np.ndarray, y: np.ndarray, z: float, view: 
     return diffuse, cv2.pow(cos_h, shininess) * falloff
 
 
+def _one_period(c: np.ndarray, n: int) -> np.ndarray:
+    """Texture coordinates (px) far outside a texture ``n`` px across taken back into one period
+    of its mirrored repetition (2n, as ``cv2.BORDER_REFLECT`` repeats it): remap walks back to
+    the texture a period at a time, which never ends for a table seen out to the horizon (a
+    portrait frame's tall view).  Coordinates nearer are left as they are; non-finite ones
+    (rays that never meet the plane) go to 0."""
+    far = ~(np.abs(c) <= 4 * n)
+    if not far.any():
+        return c
+    return np.where(far, np.nan_to_num(np.mod(c, np.float32(2 * n)), nan=0.0, posinf=0.0, neginf=0.0), c)
+
+
 def _sample_plane(pyr: list[np.ndarray], ppm: float, half_mm: float, x: np.ndarray, y: np.ndarray,
                   footprint_mm: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Texture colours (H x W x 3) of board-plane points, mip-mapped for the pixel footprint (full frame)."""
@@ -325,7 +337,9 @@ def _sample_plane(pyr: list[np.ndarray], ppm: float, half_mm: float, x: np.ndarr
         if i == hi_level:
             w = np.where(level > i, 1, w).astype(np.float32)
         # pyrDown keeps level-0 pixel 2^i * j at level-i pixel j.
-        col = cv2.remap(pyr[i], u0 / 2 ** i, v0 / 2 ** i, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        h, w_px = pyr[i].shape[:2]
+        col = cv2.remap(pyr[i], _one_period(u0 / 2 ** i, w_px), _one_period(v0 / 2 ** i, h), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REFLECT)
         out += col * w[..., None]
     return out
 
