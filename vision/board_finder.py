@@ -189,7 +189,7 @@ def grid_frame(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _mapped(fit: GridFit, to: np.ndarray) -> GridFit:
     """A fit in the frame that the pixel map ``to`` (scale and shift) makes of its own."""
     H = to @ fit.H
-    return replace(fit, H=H / H[2, 2], observations=fit.observations * to[0, 0] + to[:2, 2])
+    return replace(fit, H=H / H[2, 2], observations=_apply(to, fit.observations))
 
 
 def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -1123,19 +1123,20 @@ def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[tuple[list[np.
     hulls = _large_hulls(image)
     polygons = outline_candidates(image, model.symmetry, hulls)
     stages = [(lambda: [H for H in (cv2.findHomography(corners, p)[0] for p in polygons
-                                    for corners in (model.outline, model.grid_outline)) if H is not None], MAX_TRIES)]
+                                    for corners in (model.outline, model.grid_outline)) if H is not None],
+               MAX_TRIES, True)]
     if model.symmetry > 4:
-        stages.append((lambda: _corner_runs(model, hulls[:6]), MAX_TRIES))
+        stages.append((lambda: _corner_runs(model, hulls[:6]), MAX_TRIES, True))
     else:
-        stages.append((lambda: _three_corner_hypotheses(image, model, polygons[:4]), THREE_CORNER_TRIES))
+        stages.append((lambda: _three_corner_hypotheses(image, model, polygons[:4]), THREE_CORNER_TRIES, True))
     quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
-    stages.append((lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)], MAX_TRIES))
+    stages.append((lambda: [H for quad in quads()[:4] for H in _slab_hypotheses(image, model, quad)], MAX_TRIES, True))
     if model.symmetry > 4:
-        stages.append((lambda: line_hypotheses(image, model), LINE_TRIES))
-    for k, (stage, tries) in enumerate(stages):
+        stages.append((lambda: line_hypotheses(image, model), LINE_TRIES, False))
+    for stage, tries, budgeted in stages:
         found = stage()
         scored = sorted(((score, i) for i, score in enumerate(_coarse_supports(image, found, model))), reverse=True)
-        yield [found[i] for score, i in scored[:tries] if score > 0], model.symmetry == 4 or k < len(stages) - 1
+        yield [found[i] for score, i in scored[:tries] if score > 0], budgeted
 
 
 def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC,
