@@ -60,9 +60,14 @@ def square_shot() -> Shot:
     return _shoot("dame100", 2, 180 + 10, 55)
 
 
-def point_errors(pose: BoardPose, shot: Shot) -> np.ndarray:
-    got, want = pose.point_pixels(shot.geometry), shot.truth.point_pixels(shot.geometry)
+def pixel_errors(pose: BoardPose, truth: BoardPose, geometry: Geometry) -> np.ndarray:
+    """How far (px) ``pose`` puts each point of ``geometry`` from where ``truth`` does."""
+    got, want = pose.point_pixels(geometry), truth.point_pixels(geometry)
     return np.array([np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want])
+
+
+def point_errors(pose: BoardPose, shot: Shot) -> np.ndarray:
+    return pixel_errors(pose, shot.truth, shot.geometry)
 
 
 def test_finds_the_hex_board_to_sub_pixel_with_white_nearest_the_camera(hex_shot):
@@ -296,8 +301,7 @@ def test_pieces_show_whites_side_though_a_quarter_turn_also_correlates_with_them
     scene, image = benchmark_scene("dame100", 4, index, (1280, 720))
     found = locate_board(image, "square", scene.pose.camera, start=(scene.geometry, scene.points))
     assert found.orientation == "pieces"
-    got, want = found.pose.point_pixels(scene.geometry), scene.pose.point_pixels(scene.geometry)
-    assert max(np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want) < 2.0
+    assert pixel_errors(found.pose, scene.pose, scene.geometry).max() < 2.0
 
 
 def assert_found(game: str, image: np.ndarray, truth: BoardPose, camera=None, worst: float = 2.0) -> None:
@@ -306,10 +310,8 @@ def assert_found(game: str, image: np.ndarray, truth: BoardPose, camera=None, wo
     from vision.tracking import nearest_orientation
 
     pose = nearest_orientation(find_board(image, truth.kind, camera), truth, board_model(truth.kind))
-    geometry = rules.GAMES[game].geometry
-    got, want = pose.point_pixels(geometry), truth.point_pixels(geometry)
     scale = grid_frame(image)[1][0, 0]
-    assert max(np.hypot(got[n][0] - want[n][0], got[n][1] - want[n][1]) for n in want) * scale < worst
+    assert pixel_errors(pose, truth, rules.GAMES[game].geometry).max() * scale < worst
 
 
 def test_a_square_board_on_a_checked_cloth_whose_far_corner_is_lost_is_found():
