@@ -15,9 +15,10 @@ import pytest
 import rules
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
-from vision.board_finder import (BoardNotFound, GridFit, _apply, _evaluate, _lens_from_lines, _probe_lines, _spacing_px,
+from vision.board_finder import (BoardNotFound, GridFit, _evaluate, _lens_from_lines, _probe_lines, _spacing_px,
                                  accept, board_model, find_board, grid_frame, locate_board, orient, undistort)
 from vision.grid_lines import line_hypotheses
+from vision.planar import apply_homography
 from vision.synth.games import game_info
 from vision.synth.photo import random_photo_look
 from vision.synth.rig import RigRange, random_pose
@@ -349,10 +350,10 @@ def test_a_hex_board_printed_without_a_border_is_found_from_its_lines(game, samp
 def test_the_lines_own_pattern_gives_the_grid_of_a_board_without_a_border():
     truth, image = povray_picture("foreign/accasta-no-border")
     model = board_model("hex")
-    want = _apply(pose_homography(truth), model.keypoints)
+    want = apply_homography(pose_homography(truth), model.keypoints)
     turns = [np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1.0]])
              for a in np.radians(np.arange(0, 360, 60))]
-    error = min(np.linalg.norm(_apply(H @ turn, model.keypoints) - want, axis=1).mean()
+    error = min(np.linalg.norm(apply_homography(H @ turn, model.keypoints) - want, axis=1).mean()
                 for H in line_hypotheses(image, model) for turn in turns)
     assert error < 0.2 * _spacing_px(pose_homography(truth), model)
 

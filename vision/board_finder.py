@@ -77,6 +77,7 @@ from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
 from vision.board_model import BoardModel, board_model
 from vision.grid_lines import line_hypotheses
+from vision.planar import apply_homography, to_width
 
 OUTLINE_WIDTH = 1280
 """The outline search works on frames of this width (pixels): wider ones are downscaled to it,
@@ -194,12 +195,7 @@ def grid_frame(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _mapped(fit: GridFit, to: np.ndarray) -> GridFit:
     """A fit in the frame that the pixel map ``to`` (scale and shift) makes of its own."""
     H = to @ fit.H
-    return replace(fit, H=H / H[2, 2], observations=_apply(to, fit.observations))
-
-
-def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    p = np.hstack([pts, np.ones((len(pts), 1))]) @ H.T
-    return p[:, :2] / p[:, 2:3]
+    return replace(fit, H=H / H[2, 2], observations=apply_homography(to, fit.observations))
 
 
 def _project_lines(H: np.ndarray, model: BoardModel) -> np.ndarray:
@@ -361,7 +357,7 @@ def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: fl
     Wide printed lines are located by their middles within :data:`MIDDLES_RADIUS` (see
     :func:`_probe_lines`, also for ``beyond``)."""
     h, w = image.shape[:2]
-    centres = _apply(H, model.samples[::step])
+    centres = apply_homography(H, model.samples[::step])
     normals = _project_lines(H, model)[model.sample_line[::step], :2]
     m = radius + 3
     inside = (centres[:, 0] > m) & (centres[:, 0] < w - 1 - m) & (centres[:, 1] > m) & (centres[:, 1] < h - 1 - m)
@@ -372,7 +368,7 @@ def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: fl
         if radius <= MIDDLES_RADIUS:
             samples, board_normals = model.samples[::step][inside], model.lines[model.sample_line[::step][inside], :2]
             half = 0.5 * model.spacing_mm * board_normals
-            width = LINE_WIDTH * np.linalg.norm(_apply(H, samples + half) - _apply(H, samples - half), axis=1)
+            width = LINE_WIDTH * np.linalg.norm(apply_homography(H, samples + half) - apply_homography(H, samples - half), axis=1)
         edge, middle, ratios[inside], one_side = _probe_lines(image, centres[inside], normals[inside], radius, width,
                                                               beyond)
         # A line is printed wide where most of its probes that see one side of it see both its
@@ -458,24 +454,18 @@ def _spacing_px(H: np.ndarray, model: BoardModel) -> float:
     """The smallest projected distance between neighbouring lines near the board (px)."""
     pts = np.vstack([model.outline * 0.8, [[0.0, 0.0]]])
     step = model.spacing_mm
-    dx = np.linalg.norm(_apply(H, pts + [step, 0]) - _apply(H, pts), axis=1)
-    dy = np.linalg.norm(_apply(H, pts + [0, step]) - _apply(H, pts), axis=1)
+    dx = np.linalg.norm(apply_homography(H, pts + [step, 0]) - apply_homography(H, pts), axis=1)
+    dy = np.linalg.norm(apply_homography(H, pts + [0, step]) - apply_homography(H, pts), axis=1)
     return float(min(dx.min(), dy.min()))
-
-
-def _apply_many(Hs: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """:func:`_apply` of M homographies (M x 3 x 3) to the same points: M x N x 2."""
-    p = np.hstack([pts, np.ones((len(pts), 1))]) @ Hs.transpose(0, 2, 1)
-    return p[..., :2] / p[..., 2:3]
 
 
 def _spacings_px(Hs: np.ndarray, model: BoardModel) -> np.ndarray:
     """:func:`_spacing_px` of M homographies at once."""
     pts = np.vstack([model.outline * 0.8, [[0.0, 0.0]]])
     step = model.spacing_mm
-    at = _apply_many(Hs, pts)
-    dx = np.linalg.norm(_apply_many(Hs, pts + [step, 0]) - at, axis=2)
-    dy = np.linalg.norm(_apply_many(Hs, pts + [0, step]) - at, axis=2)
+    at = apply_homography(Hs, pts)
+    dx = np.linalg.norm(apply_homography(Hs, pts + [step, 0]) - at, axis=2)
+    dy = np.linalg.norm(apply_homography(Hs, pts + [0, step]) - at, axis=2)
     return np.minimum(dx.min(axis=1), dy.min(axis=1))
 
 
@@ -664,10 +654,7 @@ def _large_hulls(image: np.ndarray, limit: int = 8) -> list[np.ndarray]:
     Colour edges: Canny on every channel of a smoothed frame (:data:`OUTLINE_WIDTH`), so a border
     that differs from its surroundings only in hue is found too; at three sensitivities,
     because a textured table (wood grain) joins its edges to the board's at the finest."""
-    h, w = image.shape[:2]
-    scale = OUTLINE_WIDTH / w
-    small = image if scale == 1 else cv2.resize(image, (OUTLINE_WIDTH, int(round(h * scale))),
-                                                interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    small, scale = to_width(image, OUTLINE_WIDTH)
     small = cv2.GaussianBlur(small, (5, 5), 0)
     chans = cv2.split(small) if small.ndim == 3 else [small]
     meds = [float(np.median(_sobel_x_every_third(ch))) + 4 for ch in chans]
@@ -767,7 +754,7 @@ def _camera_for(H: np.ndarray, image_size: tuple[int, int], model: BoardModel) -
     if not 20 <= hfov <= 120:
         return default
     # Trust it only where the board is clearly tilted (f is unobservable square-on).
-    pose = _pose_from_points(model.keypoints, _apply(H, model.keypoints), cam, model)
+    pose = _pose_from_points(model.keypoints, apply_homography(H, model.keypoints), cam, model)
     if pose is None or pose.elevation_deg() > 75:
         return default
     return cam
@@ -836,10 +823,10 @@ def pose_from_fit(fit: GridFit, model: BoardModel, camera: CameraModel | None, i
     cam_undist = CameraModel(camera.K, np.zeros(5), image_size)
     obj, img = _keypoints_from_lines(fit, model)
     if len(obj) < 8:  # too few crossings seen: use the grid homography's keypoints
-        obj, img = model.keypoints, _apply(fit.H, model.keypoints)
+        obj, img = model.keypoints, apply_homography(fit.H, model.keypoints)
     else:  # both: the crossings follow what the plane's homography cannot (a lens's leftover bend), the
         # homography's keypoints are steadier than two short lines crossing
-        obj, img = np.vstack([obj, model.keypoints]), np.vstack([img, _apply(fit.H, model.keypoints)])
+        obj, img = np.vstack([obj, model.keypoints]), np.vstack([img, apply_homography(fit.H, model.keypoints)])
     pose = _pose_from_points(obj, img, cam_undist, model, spec)
     if pose is None or pose.tvec[2] <= 0 or pose.elevation_deg() < MIN_ELEVATION_DEG:
         raise BoardNotFound("board not found: no consistent pose for the grid")
@@ -1042,7 +1029,7 @@ def _probe_many(image: np.ndarray, Hs: Sequence[np.ndarray | None], model: Board
     for i, (H, radius) in enumerate(zip(Hs, radii)):
         if H is None:
             continue
-        centres = _apply(H, samples)
+        centres = apply_homography(H, samples)
         normals = _project_lines(H, model)[model.sample_line[::step], :2]
         m = radius + 3
         inside = ((centres[:, 0] > m) & (centres[:, 0] < size[0] - 1 - m)
@@ -1156,7 +1143,7 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
         raise BoardNotFound("board not found: empty image")
     small, to_small = grid_frame(image)
     if small is not image:
-        corners = None if outline is None else _apply(to_small, np.asarray(outline, float))
+        corners = None if outline is None else apply_homography(to_small, np.asarray(outline, float))
         return _mapped(find_grid(small, kind, spec, corners), np.linalg.inv(to_small))
     model = board_model(kind, spec)
     if outline is not None:
@@ -1204,7 +1191,7 @@ def outline_pose(image: np.ndarray, kind: BoardKind, corners: np.ndarray, camera
     if H is None:
         raise BoardNotFound("board not found: the given corners do not form a board outline")
     cam = (CameraModel(camera.K, np.zeros(5), size) if camera is not None else _camera_for(H, size, model))
-    pose = _pose_from_points(model.keypoints, _apply(H, model.keypoints), cam, model, spec)
+    pose = _pose_from_points(model.keypoints, apply_homography(H, model.keypoints), cam, model, spec)
     if pose is None:
         raise BoardNotFound("board not found: the given corners do not form a board outline")
     return orient(BoardPose(camera or cam, pose.rvec, pose.tvec, kind, spec), model, white_side)[0]

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from vision.board_model import BoardModel
+from vision.planar import apply_homography, to_width
 
 SEGMENT_WIDTH = 1280
 """Segments are detected in the frame scaled to this width (pixels)."""
@@ -45,10 +46,8 @@ period of half the spacing fits the lines as well)."""
 
 def segments(image: np.ndarray) -> np.ndarray:
     """N x 4 line segments (x1, y1, x2, y2, full-resolution px) of a BGR or grey frame."""
-    h, w = image.shape[:2]
-    scale = SEGMENT_WIDTH / w
-    small = cv2.resize(image, (SEGMENT_WIDTH, max(1, int(round(h * scale)))),
-                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    w = image.shape[1]
+    small, scale = to_width(image, SEGMENT_WIDTH)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
     found = cv2.createLineSegmentDetector().detect(grey)[0]
     if found is None:
@@ -209,8 +208,7 @@ def line_hypotheses(image: np.ndarray, model: BoardModel) -> list[np.ndarray]:
             to_board = np.eye(3)
             to_board[:2, :2] = np.linalg.inv(M)
             to_board = to_board @ Ha  # pixels -> board frame, up to scale and shift
-            p = np.hstack([mid, np.ones((len(mid), 1))]) @ to_board.T
-            on_board = p[:, :2] / p[:, 2:3]
+            on_board = apply_homography(to_board, mid)
             positions = [on_board[vps[i][1]] @ n for i, n in zip(order, normals)]
             weights = [length[vps[i][1]] for i in order]
             period = _period(positions, weights)

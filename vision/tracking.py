@@ -26,10 +26,11 @@ import numpy as np
 
 from calibration.camera import BoardPose
 from vision.board_finder import (
-    PEAKINESS, TOLERANCE_PX, BoardNotFound, _apply, _probe, accept, find_grid, grid_frame, lock_on, pose_from_fit,
+    PEAKINESS, TOLERANCE_PX, BoardNotFound, _probe, accept, find_grid, grid_frame, lock_on, pose_from_fit,
     rotated, undistort,
 )
 from vision.board_model import BoardModel, board_model
+from vision.planar import apply_homography
 
 PROBES = 300
 """Probes per frame check: plenty to tell a board from a moved one, cheap enough for every frame."""
@@ -70,7 +71,7 @@ class ProbeSet:
         image, to_small = grid_frame(image)
         h, w = image.shape[:2]
         m = radius + 12
-        c = _apply(to_small, self.centres)
+        c = apply_homography(to_small, self.centres)
         inside = (c[:, 0] > m) & (c[:, 0] < w - 1 - m) & (c[:, 1] > m) & (c[:, 1] < h - 1 - m)
         if not inside.any():
             return PoseCheck(0.0, 0.0)
