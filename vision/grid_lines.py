@@ -32,13 +32,19 @@ MIN_SEGMENT = 0.012
 uncertain to tell their vanishing point."""
 ANGLE_TOLERANCE_DEG = 1.0
 """A segment points at a vanishing point when its direction is within this of the direction to it."""
-VANISHING_POINTS = 4
-"""At most this many vanishing points are looked for (the grid's three and one for the table's
-pattern or the board's slab)."""
+VANISHING_POINTS = 6
+"""At most this many vanishing points are looked for: the grid's three, and up to three of a
+table's grain or the board's slab, which can be stronger (a wooden table's grain took two of
+four places from the grid on a board printed without a border)."""
 RANSAC_TRIALS = 400
 HORIZON = 0.05
 """Three vanishing points lie on one horizon when the determinant of their unit vectors
 (frame centred) is at most this."""
+WINDOWS = 8
+"""Of each direction's windows of the board's lines, the ones holding the most segment length
+that :func:`_placement` tries to meet at one point.  Segments near the horizon (a table's grain)
+lie thousands of line spacings out in the rectified plane: trying every window there took
+minutes."""
 PERIOD_SHARE = 0.8
 """The lines' spacing is the longest period whose score is at least this share of the best (a
 period of half the spacing fits the lines as well)."""
@@ -162,12 +168,15 @@ def _placement(positions: list[np.ndarray], weights: list[np.ndarray], period: f
     for x, w, board in zip(positions, weights, board_positions):
         count = len(board)
         phase = np.angle((w * np.exp(2j * math.pi * x / period)).sum()) * period / (2 * math.pi)
-        j = np.round((x - phase) / period).astype(int)
-        per_line = np.bincount(j - j.min(), w)
-        covered = lambda s: per_line[max(s - j.min(), 0):max(s + count - j.min(), 0)].sum()  # noqa: E731
+        j = np.round(np.clip((x - phase) / period, -1e12, 1e12)).astype(np.int64)  # each segment's line
+        order = np.argsort(j)
+        j, total = j[order], np.concatenate([[0.0], np.cumsum(w[order])])
+        # Windows of the board's lines holding at least one segment's line, the best few.
+        starts = np.unique((j[:, None] - np.arange(count)[None]).ravel())
+        covered = total[np.searchsorted(j, starts + count)] - total[np.searchsorted(j, starts)]
+        best = np.argsort(-covered, kind="stable")[:WINDOWS]
         centre_line = round(-board[0] / (board[1] - board[0]))  # lines from the first to the centre
-        options.append([(covered(s), phase + (s + centre_line) * period)
-                        for s in range(j.min() - 2, max(j.min(), j.max() - count + 1) + 3)])
+        options.append([(covered[k], phase + (starts[k] + centre_line) * period) for k in best])
     best = None
     for choice in itertools.product(*options):
         middles = np.array([c for _, c in choice])
