@@ -338,7 +338,8 @@ def povray_picture(sample: str) -> tuple[BoardPose, np.ndarray]:
     return pose_from_truth(json.loads(path.read_text())), cv2.imread(str(path.with_suffix(".jpg")))
 
 
-@pytest.mark.parametrize("game, sample", [("accasta", "foreign/accasta-no-border"), ("abande", "foreign/abande-no-border"),
+@pytest.mark.parametrize("game, sample", [("accasta", "foreign/accasta-no-border"),
+                                          ("abande", "foreign/abande-no-border"),
                                           ("accasta", "foreign/accasta-wood-grain")])
 def test_a_hex_board_printed_without_a_border_is_found_from_its_lines(game, sample):
     """Without a border the outline is the hull of the pieces on the corner points, 50-70 px

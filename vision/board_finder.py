@@ -368,7 +368,8 @@ def _probe_model(image: np.ndarray, H: np.ndarray, model: BoardModel, radius: fl
         if radius <= MIDDLES_RADIUS:
             samples, board_normals = model.samples[::step][inside], model.lines[model.sample_line[::step][inside], :2]
             half = 0.5 * model.spacing_mm * board_normals
-            width = LINE_WIDTH * np.linalg.norm(apply_homography(H, samples + half) - apply_homography(H, samples - half), axis=1)
+            span = apply_homography(H, samples + half) - apply_homography(H, samples - half)
+            width = LINE_WIDTH * np.linalg.norm(span, axis=1)
         edge, middle, ratios[inside], one_side = _probe_lines(image, centres[inside], normals[inside], radius, width,
                                                               beyond)
         # A line is printed wide where most of its probes that see one side of it see both its

@@ -174,9 +174,9 @@ def _placement(positions: list[np.ndarray], weights: list[np.ndarray], period: f
         # Windows of the board's lines holding at least one segment's line, the best few.
         starts = np.unique((j[:, None] - np.arange(count)[None]).ravel())
         covered = total[np.searchsorted(j, starts + count)] - total[np.searchsorted(j, starts)]
-        best = np.argsort(-covered, kind="stable")[:WINDOWS]
+        top = np.argsort(-covered, kind="stable")[:WINDOWS]
         centre_line = round(-board[0] / (board[1] - board[0]))  # lines from the first to the centre
-        options.append([(covered[k], phase + (starts[k] + centre_line) * period) for k in best])
+        options.append([(covered[k], phase + (starts[k] + centre_line) * period) for k in top])
     best = None
     for choice in itertools.product(*options):
         middles = np.array([c for _, c in choice])
