@@ -67,6 +67,20 @@ black top can mirror a lamp and look as light as a white one, but its rounded ed
 other ways, stays dark (:mod:`vision.reader` takes the darkest of the three readings)."""
 CAP_RIM_ANGLES_DEG = np.arange(0.0, 360.0, 15.0)
 """Where on those rings to read (degrees, board frame)."""
+BOARD_RING_DEG = {"hex": 30.0, "square": 0.0}
+"""Where the board at a point is read besides its middle: six points 0.4 of a disc's radius
+out, every 60 degrees from this angle (board frame).  On the hex side they lie between the
+lines that meet at the point (every 60 degrees from 0), so that a board printed with dark
+lines does not look at its points as dark as a black disc: read on the lines, as a top face is
+read, a hex print with dark lines (POV-Ray foreign print accasta seed 930 scene 1) had its
+empty points read at 0.29, as dark as its black discs' tops.  On the hex games, between the
+lines, the points read right but unsure (under 0.6) fell on POV-Ray pictures from 711 to 262
+(seed 900, 240 scenes), on foreign prints from 503 to 206 (seed 920, 80), on the benchmark's
+400 scenes from 663 to 617.  The readings are the same; two white discs the benchmark reads
+empty became sure (0.65, 0.66: on a light board, no longer unlike the lines' colour).  On the
+square side, at the corners of four cells of two colours, no ring sees one colour, and the
+points keep the top face's ring (on the diagonals, 2,989 of Alva's 6,608 empty points on the
+benchmark became unsure)."""
 SURROUND_MM = 21.0
 """How far from a cell's middle (mm) the cell's own colour is read, on its two diagonals
 nearest the camera: beyond a disc set off its point (14.5 + 2.5 mm), so the disc's side
@@ -242,7 +256,7 @@ class StackModel:
         side = [np.hstack(side[2 * k:2 * k + 2]) for k in range(H)]
         outward = np.concatenate(directions, axis=1)
         front = [add(self.front_mm(cx, cy, towards, k)) for k in range(H)]
-        cap = [add(self.cap_mm(cx, cy, h)) for h in range(H + 1)]
+        cap = [add(self.board_mm(cx, cy))] + [add(self.cap_mm(cx, cy, h)) for h in range(1, H + 1)]
         watched = np.sort(np.concatenate([*watched, *front, *cap]))
         # How tall a layer's side looks: the front point at the foot and one layer up.
         foot = self.pose.project(np.stack([np.column_stack([cx + r * np.cos(towards), cy + r * np.sin(towards),
@@ -267,6 +281,14 @@ class StackModel:
         z = np.asarray(h) * self.layer_mm
         return np.concatenate([_circle(cx, cy, 0.0, z, np.zeros(1)),
                                _circle(cx, cy, 0.4 * self.radius_mm, z, np.radians(np.arange(0, 360, 60)))], axis=-2)
+
+    def board_mm(self, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+        """Points (stacks x 7 x 3, mm) on the board at stacks centred at (cx, cy) mm (arrays of
+        stacks), where an empty point is read: the middle and a ring (:data:`BOARD_RING_DEG`),
+        as many as a top face has (:meth:`cap_mm`)."""
+        ring = np.radians(BOARD_RING_DEG[self.geometry.kind] + np.arange(0, 360, 60))
+        return np.concatenate([_circle(cx, cy, 0.0, 0.0, np.zeros(1)),
+                               _circle(cx, cy, 0.4 * self.radius_mm, 0.0, ring)], axis=-2)
 
     def cap_rims_mm(self, cx: np.ndarray, cy: np.ndarray, h: np.ndarray) -> np.ndarray:
         """Points (stacks x rings x N x 3, mm) on the rings :data:`CAP_RIM_FRACTIONS` of the top
