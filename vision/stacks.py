@@ -256,7 +256,8 @@ class StackModel:
         side = [np.hstack(side[2 * k:2 * k + 2]) for k in range(H)]
         outward = np.concatenate(directions, axis=1)
         front = [add(self.front_mm(cx, cy, towards, k)) for k in range(H)]
-        cap = [add(self.board_mm(cx, cy))] + [add(self.cap_mm(cx, cy, h)) for h in range(1, H + 1)]
+        # The board at the point is read between the lines that meet there (BOARD_RING_DEG).
+        cap = [add(self.cap_mm(cx, cy, h, BOARD_RING_DEG[self.geometry.kind] if h == 0 else 0.0)) for h in range(H + 1)]
         watched = np.sort(np.concatenate([*watched, *front, *cap]))
         # How tall a layer's side looks: the front point at the foot and one layer up.
         foot = self.pose.project(np.stack([np.column_stack([cx + r * np.cos(towards), cy + r * np.sin(towards),
@@ -275,20 +276,15 @@ class StackModel:
         a = np.asarray(towards, float)[..., None] + np.radians(FRONT_ANGLES_DEG)
         return np.concatenate([_circle(cx, cy, self.radius_mm, (k + f) * self.layer_mm, a) for f in heights], axis=-2)
 
-    def cap_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, h: np.ndarray | int) -> np.ndarray:
+    def cap_mm(self, cx: np.ndarray | float, cy: np.ndarray | float, h: np.ndarray | int,
+               turn_deg: float = 0.0) -> np.ndarray:
         """Points (N x 3, mm) on the top face of a stack of ``h`` discs centred at (cx, cy) mm
-        (``h`` = 0: the board there); for arrays of stacks, (stacks x N x 3)."""
+        (``h`` = 0: the board there): the middle and a ring every 60 degrees from ``turn_deg``
+        (board frame); for arrays of stacks, (stacks x N x 3)."""
         z = np.asarray(h) * self.layer_mm
+        ring = np.radians(turn_deg + np.arange(0, 360, 60))
         return np.concatenate([_circle(cx, cy, 0.0, z, np.zeros(1)),
-                               _circle(cx, cy, 0.4 * self.radius_mm, z, np.radians(np.arange(0, 360, 60)))], axis=-2)
-
-    def board_mm(self, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
-        """Points (stacks x 7 x 3, mm) on the board at stacks centred at (cx, cy) mm (arrays of
-        stacks), where an empty point is read: the middle and a ring (:data:`BOARD_RING_DEG`),
-        as many as a top face has (:meth:`cap_mm`)."""
-        ring = np.radians(BOARD_RING_DEG[self.geometry.kind] + np.arange(0, 360, 60))
-        return np.concatenate([_circle(cx, cy, 0.0, 0.0, np.zeros(1)),
-                               _circle(cx, cy, 0.4 * self.radius_mm, 0.0, ring)], axis=-2)
+                               _circle(cx, cy, 0.4 * self.radius_mm, z, ring)], axis=-2)
 
     def cap_rims_mm(self, cx: np.ndarray, cy: np.ndarray, h: np.ndarray) -> np.ndarray:
         """Points (stacks x rings x N x 3, mm) on the rings :data:`CAP_RIM_FRACTIONS` of the top
