@@ -422,13 +422,7 @@ def _fit_homography(H0: np.ndarray, obs: np.ndarray, lines: np.ndarray, c_px: fl
 def plausible(H: np.ndarray, model: BoardModel, image_size: tuple[int, int]) -> bool:
     """Whether ``H`` shows the board as a board can look: in front of the camera, seen from
     above (clockwise border on screen), convex, and neither a speck nor far bigger than the frame."""
-    p = np.hstack([model.outline, np.ones((len(model.outline), 1))]) @ H.T
-    if not (np.all(p[:, 2] > 0) or np.all(p[:, 2] < 0)):
-        return False
-    poly = p[:, :2] / p[:, 2:3]
-    area = -_signed_area(poly)
-    w, h = image_size
-    return bool(0.005 * w * h <= area <= 4.0 * w * h and cv2.isContourConvex(poly.astype(np.float32)))
+    return bool(_plausibles(H[None], model, image_size)[0])
 
 
 def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence[float]) -> np.ndarray:
@@ -453,15 +447,11 @@ def _refine(image: np.ndarray, H: np.ndarray, model: BoardModel, radii: Sequence
 
 def _spacing_px(H: np.ndarray, model: BoardModel) -> float:
     """The smallest projected distance between neighbouring lines near the board (px)."""
-    pts = np.vstack([model.outline * 0.8, [[0.0, 0.0]]])
-    step = model.spacing_mm
-    dx = np.linalg.norm(apply_homography(H, pts + [step, 0]) - apply_homography(H, pts), axis=1)
-    dy = np.linalg.norm(apply_homography(H, pts + [0, step]) - apply_homography(H, pts), axis=1)
-    return float(min(dx.min(), dy.min()))
+    return float(_spacings_px(H[None], model)[0])
 
 
 def _spacings_px(Hs: np.ndarray, model: BoardModel) -> np.ndarray:
-    """:func:`_spacing_px` of M homographies at once."""
+    """:func:`_spacing_px` of M homographies (M x 3 x 3) at once."""
     pts = np.vstack([model.outline * 0.8, [[0.0, 0.0]]])
     step = model.spacing_mm
     at = apply_homography(Hs, pts)
