@@ -68,6 +68,7 @@ def pixel_errors(pose: BoardPose, truth: BoardPose, geometry: Geometry) -> np.nd
 
 
 def point_errors(pose: BoardPose, shot: Shot) -> np.ndarray:
+    """How far (px) ``pose`` puts each of ``shot``'s points from where its true pose does."""
     return pixel_errors(pose, shot.truth, shot.geometry)
 
 

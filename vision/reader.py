@@ -27,6 +27,7 @@ from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
 from vision.shapes import StackShapes
+from vision.stack_net import cut_patches, height_log_probabilities, log_softmax, net_input, patch_frames
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile, outline_evidence, outline_strength
 
 MIN_SHARPNESS = 0.09
@@ -158,6 +159,8 @@ class StackReader:
         """Per point, where it is on the board (board units, -1..1): disc colours' levels slope over it."""
         self.reliability = np.array([height_reliability(ps.side_px) for ps in self.model.points])
         """Per point, :func:`height_reliability` of its stacks' layers."""
+        self.patch_maps, self.rise = patch_frames(self.model)
+        """Per point, where its picture is cut out for the patch net (:func:`vision.stack_net.patch_frames`)."""
 
     def view_note(self) -> str | None:
         """Advice for the players when the camera sees the sides of the game's stacks too thin
@@ -185,28 +188,37 @@ class StackReader:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
+        patch_heights = self._patch_heights(image)
         hand = self.hands.mask(image)
         first = None
         if hand.any():
             # Under a warm lamp white discs' tops can look skin-coloured: a "hand" that lies
             # mostly on the stacks read with nothing hidden is those stacks.
-            first = self._observe(frame, blur, None)
+            first = self._observe(frame, blur, None, patch_heights)
             hand = beyond_stacks(hand, model.covered(np.array([len(first.points.get(n, "")) for n in names])))
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
-            return Reading(self.game, self._observe(frame, blur, hand[px[:, 1], px[:, 0]]), False,
+            return Reading(self.game, self._observe(frame, blur, hand[px[:, 1], px[:, 0]], patch_heights), False,
                            "a hand is over the board")
-        return Reading(self.game, first or self._observe(frame, blur, None), True)
+        return Reading(self.game, first or self._observe(frame, blur, None, patch_heights), True)
 
-    def _observe(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None) -> Observation:
+    def _patch_heights(self, image: np.ndarray) -> np.ndarray:
+        """What the patch net makes of every point's picture: the log-probabilities of the
+        heights 0..H the game builds (points x (H + 1))."""
+        heights = height_log_probabilities(net_input(cut_patches(image, self.patch_maps), self.rise))
+        return log_softmax(heights[:, :self.model.max_height + 1])
+
+    def _observe(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None,
+                 patch_heights: np.ndarray) -> Observation:
         """Every point's stack, confidence and presence (a point not read is left out of the
         stacks), ``blur`` (0..1) scaling the confidences; ``hidden`` (per sample of the bank,
-        bool) marks a hand's pixels."""
+        bool) marks a hand's pixels; ``patch_heights``: :meth:`_patch_heights`."""
         model, names = self.model, self.model.names
         # A game that never adds or removes a disc says how many the heights add up to, when
         # every point is in view and no hand hides one.
         total = 2 * self.discs if self.discs and hidden is None and (model.in_view >= MIN_IN_VIEW).all() else None
-        heights, probs, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total)
+        heights, probs, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total,
+                                                      patch_heights)
         prob = probs[np.arange(len(names)), heights]
         board = _board_colours(model, frame, masks)
         empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)

@@ -17,7 +17,7 @@ import random
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import cv2
 import numpy as np
@@ -124,12 +124,15 @@ def sample_rng(game: str, seed: int, index: int) -> np.random.Generator:
 
 
 def render_samples(game: str, count: int, seed: int, size: tuple[int, int] | None = None,
-                   top_down: bool | None = None, board_look: str | None = None) -> Iterator[Sample]:
-    """``count`` random photos of a game with their ground truth, reproducible from ``seed``."""
+                   top_down: bool | None = None, board_look: str | None = None,
+                   position: Callable[[np.random.Generator], dict[str, str]] | None = None) -> Iterator[Sample]:
+    """``count`` random photos of a game with their ground truth, reproducible from ``seed``
+    (``position``: draws each photo's position; by default a random game's)."""
     game_info(game)
     for i in range(count):
         rng = sample_rng(game, seed, i)
-        scene = random_scene(game, rng, size=size, top_down=top_down, board_look=board_look)
+        points = None if position is None else position(rng)
+        scene = random_scene(game, rng, points=points, size=size, top_down=top_down, board_look=board_look)
         photo = random_photo_look(rng)
         image = render_image(scene, photo, rng)
         yield Sample(f"{game}-{seed}-{i:04d}", jpeg(image, photo.jpeg_quality), scene_truth(scene))

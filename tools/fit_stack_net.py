@@ -1,0 +1,167 @@
+"""Fit the patch net of :mod:`vision.stack_net` on rendered stills and write it as ONNX.
+
+    pip install -e '.[fit]'     # PyTorch and onnx: only this tool needs them
+    python3 tools/fit_stack_net.py vision/stack_net.onnx DIR [DIR ...] [--epochs 8]
+
+Every point of every still (folders written by ``tacticblue scenes render``) gives one patch
+(:func:`vision.stack_net.cut_patches`), once with the true pose and once with the pose a
+little off as the board finder gives it (:func:`tools.height_data.perturbed`), labelled with
+its true height and top colour.  Each batch's pictures are varied as other cameras and lights
+would make them (gain, white balance, gamma, noise, a pixel's shift), so that the net learns
+shapes, not our renderer's colours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import rules  # noqa: E402
+from height_data import stills  # noqa: E402
+from vision.stack_net import HEIGHTS, PATCH_SIZE, cut_patches, net_input, patch_frames  # noqa: E402
+from vision.stacks import StackModel  # noqa: E402
+from vision.synth.scene import render_samples  # noqa: E402
+
+TALL_HEIGHTS = np.array([1, 1, 1.5, 2, 2.5, 2.5])
+"""How often a stack of each height 1..6 is drawn by :func:`tall_stacks`."""
+TOP_WEIGHT = 0.5
+"""How much the top colour's loss counts beside the height's."""
+
+
+class StackNet(nn.Module):
+    """Four 3x3 convolution blocks (ReLU, 2x2 max-pooling), then one hidden layer of 64: the
+    heights' and the top colours' scores (:data:`vision.stack_net.HEIGHTS` + 3)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        widths = (4, 12, 24, 32, 48)
+        self.features = nn.Sequential(*(nn.Sequential(nn.Conv2d(a, b, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+                                        for a, b in zip(widths, widths[1:])))
+        cells = (PATCH_SIZE[0] >> 4) * (PATCH_SIZE[1] >> 4)
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(widths[-1] * cells, 64), nn.ReLU(),
+                                  nn.Linear(64, HEIGHTS + 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
+    """Every point's patch (uint8), layer rise, true height and top colour (0 none, 1 white,
+    2 black) in the stills of ``dirs``."""
+    data: dict[str, list[np.ndarray]] = {"patches": [], "rise": [], "height": [], "top": []}
+    for game, pose, image, points in stills(dirs, pose_error):
+        g = rules.GAMES[game]
+        model = StackModel(pose, g.geometry, g.max_height)
+        maps, rise = patch_frames(model)
+        stacks = [points.get(n, "") for n in model.names]
+        data["patches"].append(cut_patches(image, maps))
+        data["rise"].append(rise)
+        data["height"].append(np.array([len(s) for s in stacks]))
+        data["top"].append(np.array([0 if not s else 1 if s[-1] == "w" else 2 for s in stacks]))
+    return {k: np.concatenate(v) for k, v in data.items()}
+
+
+def tall_stacks(rng: np.random.Generator) -> dict[str, str]:
+    """An Accasta-like position of stacks mostly 4-6 high, at most 3 discs of a colour in
+    each, from 10-20 discs a side: random games seldom build them, a real game often does."""
+    names = rules.GAMES["accasta"].geometry.names
+    left = dict.fromkeys("wb", int(rng.integers(10, 21)))
+    points = dict.fromkeys(names, "")
+    for name in rng.permutation(names):
+        most = {c: min(3, n) for c, n in left.items()}
+        if not most["w"] + most["b"]:
+            break
+        height = min(1 + int(rng.choice(6, p=TALL_HEIGHTS / TALL_HEIGHTS.sum())), most["w"] + most["b"])
+        whites = int(rng.integers(max(0, height - most["b"]), min(height, most["w"]) + 1))
+        discs = list("w" * whites + "b" * (height - whites))
+        rng.shuffle(discs)
+        points[str(name)] = "".join(discs)
+        left["w"] -= whites
+        left["b"] -= height - whites
+    return points
+
+
+def varied(patches: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``patches`` as other cameras, lights and disc colours could show them: gain, white
+    balance and a little crosstalk between the channels, less colour, gamma, blur, noise,
+    all shifted by up to a pixel."""
+    n = len(patches)
+    x = patches.astype(np.float32) / 255
+    mix = np.eye(3) + rng.uniform(-0.2, 0.2, (n, 3, 3))
+    x = np.einsum("nhwc,ndc->nhwd", x, mix * rng.uniform(0.6, 1.4, (n, 3, 1)) * rng.uniform(0.7, 1.3, (n, 1, 1)))
+    grey = x.mean(axis=3, keepdims=True)
+    x = grey + (x - grey) * rng.uniform(0.0, 1.2, (n, 1, 1, 1))
+    x = 255 * np.clip(x, 0, 1) ** rng.uniform(0.6, 1.6, (n, 1, 1, 1))
+    for k in np.flatnonzero(rng.random(n) < 0.5):
+        x[k] = cv2.GaussianBlur(x[k], (0, 0), rng.uniform(0.3, 1.2))
+    x += rng.normal(0, 1, x.shape) * rng.uniform(0, 6, (n, 1, 1, 1))
+    return np.roll(x, tuple(rng.integers(-1, 2, 2)), axis=(1, 2))
+
+
+def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0) -> StackNet:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = StackNet()
+    n, batch = len(data["height"]), 256
+    steps = n // batch
+    optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=epochs * steps)
+    loss_of = nn.CrossEntropyLoss()
+    for epoch in range(epochs):
+        order, start, total = rng.permutation(n), time.time(), 0.0
+        for b in range(steps):
+            i = np.sort(order[b * batch:(b + 1) * batch])
+            x = torch.from_numpy(net_input(varied(data["patches"][i], rng), data["rise"][i]))
+            out = net(x)
+            loss = loss_of(out[:, :HEIGHTS], torch.from_numpy(data["height"][i])) + \
+                TOP_WEIGHT * loss_of(out[:, HEIGHTS:], torch.from_numpy(data["top"][i]))
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item()
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.4f} ({time.time() - start:.0f} s)", flush=True)
+    return net.eval()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out", help="the .onnx file to write, or with --tall the folder to render into")
+    parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render)")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--tall", type=int, metavar="N",
+                        help="instead, render N Accasta stills of tall stacks (tall_stacks) at 1280x720 into OUT")
+    parser.add_argument("--seed", type=int, default=0, help="with --tall: the stills' seed")
+    args = parser.parse_args()
+    if args.tall:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        for sample in render_samples("accasta", args.tall, args.seed, (1280, 720), position=tall_stacks):
+            sample.write(Path(args.out))
+        return
+    if not args.dirs:
+        parser.error("give folders of stills to fit on")
+    parts = [patches_of(args.dirs, pose_error) for pose_error in (False, True)]
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    print(f"{len(data['height'])} patches; heights {np.bincount(data['height']).tolist()}", flush=True)
+    torch.set_num_threads(2)
+    net = fit(data, args.epochs)
+    example = torch.from_numpy(net_input(data["patches"][:2], data["rise"][:2]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
+        torch.onnx.export(net, (example,), args.out, dynamo=False, input_names=["patches"], output_names=["scores"],
+                          dynamic_axes={"patches": {0: "points"}, "scores": {0: "points"}}, opset_version=13)
+    print(f"-> {args.out}")
+
+
+if __name__ == "__main__":
+    main()

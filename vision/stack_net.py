@@ -1,0 +1,140 @@
+"""What a small convolutional net sees in each point's picture: how tall its stack is and
+the colour of its top disc, from the pixels themselves.
+
+The hand-made evidence of :mod:`vision.heights` weighs outlines and bands where a model of
+the stack says they are; where a layer's side is only a few pixels tall (a camera looking
+down steeply, a far point) the lower disc of a mixed stack shows as a sliver that the
+evidence mistakes for a shadow, and the other way round.  The net looks at the same point
+turned upright and scaled to one disc size (:func:`patch_frames`), and gives every height a
+probability; :func:`vision.heights.read_heights` weighs its heights with
+the evidence's.
+
+The net is fitted by ``tools/fit_stack_net.py`` (PyTorch, only there) and run here from
+``STACK_NET_FILE`` (ONNX) by ONNX Runtime, which runs it in 6.5 ms for 100 points on one
+core where OpenCV's dnn module takes 21 ms.
+
+``STACK_NET_FILE`` was fitted (8 epochs) on the 102,700 points of 2,060 stills, each with
+the true pose and with one a little off: ``tacticblue scenes render --size 1280x720`` of the
+seven stacking and draughts games (``--count 40 --seed 101`` and ``--count 160 --seed 202``),
+of attraktion, attraktion-8x8 and alva (``--count 120 --seed 202``), and
+``tools/fit_stack_net.py --tall 300 --seed 303``.  On its own, with the true pose, it reads
+the heights of the benchmark's held-out scenes (seed 7) 0.9795 (Accasta) to 1.0000 right,
+and of POV-Ray's (``tools/povray_scenes.py``, seed 900) 0.9554 to 1.0000.
+
+Patch convention: ``PATCH_SIZE`` (width, height) pixels, the point's centre on the board at
+``(width / 2, BASE_ROW)``, the board's up direction (its z axis, as the camera sees it at the
+point) pointing to row 0, and a disc's radius ``RADIUS_PX`` pixels across the line of sight.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnxruntime
+
+from vision.stacks import StackModel
+
+PATCH_SIZE = (32, 64)
+"""Patch width and height (pixels): a disc and a half across, a 6-stack seen low fits above its point."""
+RADIUS_PX = 12.0
+"""A disc's radius in the patch (pixels)."""
+BASE_ROW = 50.0
+"""The patch row of the point's centre: under it, the near half of a disc's foot and a little board."""
+HEIGHTS = 7
+"""The net's height classes: 0 (empty) to 6 (Accasta's tallest stack)."""
+STACK_NET_FILE = Path(__file__).with_name("stack_net.onnx")
+"""The fitted net (ONNX, written by ``tools/fit_stack_net.py``)."""
+CONTRAST_FLOOR = 12.0
+"""Added to a patch's standard deviation (0..255 levels) before dividing by it, so that the
+grain of an empty board is not blown up into edges."""
+
+
+def patch_frames(model: StackModel) -> tuple[np.ndarray, np.ndarray]:
+    """Per point of ``model``, the affine map from image to patch pixels (points x 2 x 3),
+    and how far a layer rises in the image for a disc's radius across (the net's fourth
+    channel: 0 straight above, 0.48 seen from the side).
+
+    >>> from vision.synth.scene import random_scene
+    >>> import rules
+    >>> scene = random_scene("accasta", np.random.default_rng(1), size=(1280, 720))
+    >>> model = StackModel(scene.pose, rules.GAMES["accasta"].geometry, 6)
+    >>> maps, rise = patch_frames(model)
+    >>> centre = scene.pose.project(model.centres_mm[:1])[0]
+    >>> np.round(maps[0] @ [*centre, 1.0], 6).tolist()  # the point's centre lands on its patch spot
+    [16.0, 50.0]
+    """
+    pose, centres = model.pose, model.centres_mm
+    flat = np.zeros(len(centres))
+    base = pose.project(np.column_stack([centres, flat]))
+    up = pose.project(np.column_stack([centres, flat + model.layer_mm])) - base
+    across = np.column_stack([-np.sin(model.towards), np.cos(model.towards)]) * model.radius_mm
+    ends = pose.project(np.column_stack([centres + across, flat])) - pose.project(np.column_stack([centres - across, flat]))
+    radius = np.hypot(*ends.T) / 2
+    turn = np.arctan2(up[:, 0], -up[:, 1])  # the image's up direction to the board's
+    scale = RADIUS_PX / radius
+    cos, sin = np.cos(turn) * scale, np.sin(turn) * scale
+    maps = np.zeros((len(centres), 2, 3))
+    maps[:, 0, :2] = np.column_stack([cos, sin])
+    maps[:, 1, :2] = np.column_stack([-sin, cos])
+    maps[:, :, 2] = np.array([PATCH_SIZE[0] / 2, BASE_ROW]) - np.einsum("nij,nj->ni", maps[:, :, :2], base)
+    return maps, np.hypot(*up.T) / radius
+
+
+def cut_patches(image: np.ndarray, maps: np.ndarray) -> np.ndarray:
+    """The BGR patches (points x height x width x 3, uint8) of ``image`` under ``maps``
+    (:func:`patch_frames`)."""
+    return np.stack([cv2.warpAffine(image, m, PATCH_SIZE, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                     for m in maps]) if len(maps) else np.zeros((0, PATCH_SIZE[1], PATCH_SIZE[0], 3), np.uint8)
+
+
+def net_input(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
+    """The net's input (points x 4 x height x width, float32): each patch's colours less their
+    mean over its pixels, over their spread (:data:`CONTRAST_FLOOR`), so that the light and
+    the camera's white balance matter less than the shapes; and ``rise`` as a fourth plane."""
+    n, height, width, _ = patches.shape
+    out = np.empty((n, 4, height, width), np.float32)
+    out[:, :3] = patches.transpose(0, 3, 1, 2)
+    colours = out[:, :3].reshape(n, 3, height * width)  # a view: changed in place
+    means = colours.mean(axis=2, keepdims=True)
+    overall = means[:, :, 0].mean(axis=1)
+    spread = np.sqrt(np.maximum((colours * colours).mean(axis=(1, 2)) - overall * overall, 0.0))
+    colours -= means
+    colours /= (spread + CONTRAST_FLOOR)[:, None, None]
+    out[:, 3] = np.asarray(rise, np.float32)[:, None, None]
+    return out
+
+
+@lru_cache(maxsize=1)
+def _net(path: Path = STACK_NET_FILE) -> onnxruntime.InferenceSession:
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1  # reading is timed on one core
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def height_log_probabilities(x: np.ndarray) -> np.ndarray:
+    """The net's log-probabilities of every height 0..6 (points x :data:`HEIGHTS`) for inputs
+    ``x`` (:func:`net_input`).
+
+    The net also learned the top disc's colour (its last three scores: none, white, black),
+    which helps it learn the heights; it is not used.  With each patch's brightness taken out,
+    a black disc on a darker print looked white to it: weighed in, it made black discs surely
+    white in six of the POV-Ray foreign prints' Accasta and Attraktion 8x8 pictures, which the
+    reader's colour levels of the whole frame read right."""
+    if not len(x):
+        return np.zeros((0, HEIGHTS))
+    net = _net()
+    scores = net.run(None, {net.get_inputs()[0].name: x})[0]
+    return log_softmax(scores[:, :HEIGHTS].astype(np.float64))
+
+
+def log_softmax(scores: np.ndarray) -> np.ndarray:
+    """Scores made log-probabilities along the last axis.
+
+    >>> np.exp(log_softmax(np.array([[0.0, np.log(3.0)]]))).round(2).tolist()
+    [[0.25, 0.75]]
+    """
+    top = scores.max(axis=-1, keepdims=True)
+    return scores - top - np.log(np.exp(scores - top).sum(axis=-1, keepdims=True))
