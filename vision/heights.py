@@ -167,10 +167,15 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
 
     ``patch_heights``: what the patch net makes of each point's picture (log-probabilities of every
     height 0..H, points x (H + 1), :mod:`vision.stack_net`), weighed with the evidence's by
-    :data:`PATCH_WEIGHT`."""
+    :data:`PATCH_WEIGHT` to choose the heights.  The probabilities returned are the evidence's
+    alone: the net may change which height is read, never make a reading surer (the two often
+    fail together, where a lower disc shows as a sliver: on 60 POV-Ray Abande scenes the
+    weighed probabilities read 12 points wrong surely, the evidence's alone 8, as without the
+    net)."""
     n, width = len(model.names), model.max_height + 1
     heights = np.zeros(n, int)
     probs = np.zeros((n, width))
+    evidence = np.zeros((n, width))  # the probabilities without the net's word
     places = np.zeros((n, width, 2))
     pinned = np.zeros(n, bool)
     every = np.arange(n)
@@ -188,6 +193,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
         while len(todo):
             x, places[todo] = height_features(model, frame, todo, used[todo])
             p = net.probabilities(x)
+            evidence[todo] = p if fold is None else p @ fold
             if patch_heights is not None:
                 seen = patch_heights[todo]
                 p = p * np.exp(PATCH_WEIGHT * (seen - seen.max(axis=1, keepdims=True)))
@@ -208,7 +214,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
         vis = visibility()
         todo = every[np.any(vis != used, axis=1)]
         used = vis
-    return heights, probs, used, places[every, heights]
+    return heights, evidence, used, places[every, heights]
 
 
 PATCH_WEIGHT = 0.25
