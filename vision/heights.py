@@ -219,9 +219,10 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
 
 PATCH_WEIGHT = 0.25
 """How much the patch net's log-probabilities of a point's heights count beside the evidence's
-(a power of its probabilities): fitted on other pictures than the evidence's model, and sure of
-itself, it is worth a quarter of its word.  On 30 new scenes a game of our renderer, and 60 of
-POV-Ray's, 0.2-0.3 read the most stacks right; 0.5 and more make more wrong readings sure."""
+(a power of its probabilities): sure of itself, it is worth a quarter of its word.  On 30 new
+scenes a game of our renderer, and 60 of POV-Ray's, 0.2-0.3 read the most stacks right; at 0.5
+Accasta's full stacks were 0.9955 right instead of 0.9982, POV-Ray's Abande 0.9860 instead of
+0.9878."""
 ADD_UP_NATS = float(np.log(50.0))
 """How much likelier (nats) the heights read point by point may be than the likeliest heights
 that add up to the game's disc count, for :func:`read_heights` to keep them: a position that
