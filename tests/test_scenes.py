@@ -106,6 +106,20 @@ def test_same_seed_same_image_other_seed_other_image():
     assert a.jpeg != c.jpeg
 
 
+def test_a_set_can_show_positions_drawn_its_own_way():
+    """``position`` draws each picture's position from the picture's random state (as
+    tools/fit_stack_net.py draws tall Accasta stacks): the truth holds that position, and the
+    same seed gives the same pictures."""
+    def tall(rng: np.random.Generator) -> dict[str, str]:
+        return {"d4": "wbwbwb", "a1": "w" * int(rng.integers(1, 4))}
+
+    samples = list(render_samples("accasta", 2, 5, size=(480, 270), position=tall))
+    assert [s.truth["points"]["d4"] for s in samples] == ["wbwbwb"] * 2
+    assert all(s.truth["points"]["a1"] in ("w", "ww", "www") and s.truth["points"]["b2"] == "" for s in samples)
+    again = next(render_samples("accasta", 1, 5, size=(480, 270), position=tall))
+    assert again.jpeg == samples[0].jpeg
+
+
 def test_random_cameras_can_always_be_ray_cast():
     """A drawn lens whose distortion folds over inside the frame is drawn again (this one, the
     91st Attraktion benchmark scene at seed 7, stopped a whole `scenes render` run)."""
