@@ -6,9 +6,9 @@
 Every point of every still (folders written by ``tacticblue scenes render``) gives one patch
 (:func:`vision.stack_net.cut_patches`), once with the true pose and once with the pose a
 little off as the board finder gives it (:func:`tools.height_data.perturbed`), labelled with
-its true height and top colour.  Each batch's pictures are varied as other cameras and lights
-would make them (gain, white balance, gamma, noise, a pixel's shift), so that the net learns
-shapes, not our renderer's colours.
+its true height and top colour (the colour only helps it learn: the reader does not use it).
+Each batch's pictures are varied as other cameras, lights and discs would make them
+(:func:`varied`), so that the net learns shapes, not our renderer's colours.
 """
 
 from __future__ import annotations

@@ -159,8 +159,9 @@ class StackReader:
         """Per point, where it is on the board (board units, -1..1): disc colours' levels slope over it."""
         self.reliability = np.array([height_reliability(ps.side_px) for ps in self.model.points])
         """Per point, :func:`height_reliability` of its stacks' layers."""
-        self.patch_maps, self.rise = patch_frames(self.model)
-        """Per point, where its picture is cut out for the patch net (:func:`vision.stack_net.patch_frames`)."""
+        self.patch_maps, self.patch_rise = patch_frames(self.model)
+        """Per point, where its picture is cut out for the patch net, and how far a layer rises
+        there (:func:`vision.stack_net.patch_frames`)."""
 
     def view_note(self) -> str | None:
         """Advice for the players when the camera sees the sides of the game's stacks too thin
@@ -205,7 +206,7 @@ class StackReader:
     def _patch_heights(self, image: np.ndarray) -> np.ndarray:
         """What the patch net makes of every point's picture: the log-probabilities of the
         heights 0..H the game builds (points x (H + 1))."""
-        heights = height_log_probabilities(net_input(cut_patches(image, self.patch_maps), self.rise))
+        heights = height_log_probabilities(net_input(cut_patches(image, self.patch_maps), self.patch_rise))
         return log_softmax(heights[:, :self.model.max_height + 1])
 
     def _observe(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None,

@@ -1,13 +1,12 @@
-"""What a small convolutional net sees in each point's picture: how tall its stack is and
-the colour of its top disc, from the pixels themselves.
+"""What a small convolutional net sees in each point's picture: how tall its stack is, from
+the pixels themselves.
 
 The hand-made evidence of :mod:`vision.heights` weighs outlines and bands where a model of
 the stack says they are; where a layer's side is only a few pixels tall (a camera looking
 down steeply, a far point) the lower disc of a mixed stack shows as a sliver that the
 evidence mistakes for a shadow, and the other way round.  The net looks at the same point
 turned upright and scaled to one disc size (:func:`patch_frames`), and gives every height a
-probability; :func:`vision.heights.read_heights` weighs its heights with
-the evidence's.
+probability; :func:`vision.heights.read_heights` weighs them with the evidence's.
 
 The net is fitted by ``tools/fit_stack_net.py`` (PyTorch, only there) and run here from
 ``STACK_NET_FILE`` (ONNX) by ONNX Runtime, which runs it in 6.5 ms for 100 points on one
