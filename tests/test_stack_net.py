@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import rules
-from vision.stack_net import BASE_ROW, PATCH_SIZE, RADIUS_PX, cut_patches, height_log_probabilities, net_input, patch_frames
+from vision.stack_net import BASE_ROW, PATCH_SIZE, RADIUS_PX, height_log_probabilities, patch_frames
 from vision.stacks import StackModel
 from vision.synth.scene import pose_from_truth
 
@@ -50,8 +50,8 @@ def test_the_net_alone_reads_another_renderers_heights():
         truth = json.loads(path.read_text())
         model = _model(truth)
         maps, rise = patch_frames(model)
-        heights = height_log_probabilities(net_input(cut_patches(cv2.imread(str(path.with_suffix(".jpg"))), maps), rise))
-        read = heights[:, :model.max_height + 1].argmax(axis=1)
+        image = cv2.imread(str(path.with_suffix(".jpg")))
+        read = height_log_probabilities(image, maps, rise, model.max_height).argmax(axis=1)
         right += int((read == [len(truth["points"].get(n, "")) for n in model.names]).sum())
         total += len(model.names)
     assert right / total > 0.97, f"{right} of {total}"

@@ -27,7 +27,7 @@ from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
 from vision.shapes import StackShapes
-from vision.stack_net import cut_patches, height_log_probabilities, log_softmax, net_input, patch_frames
+from vision.stack_net import height_log_probabilities, patch_frames
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile, outline_evidence, outline_strength
 
 MIN_SHARPNESS = 0.09
@@ -189,7 +189,7 @@ class StackReader:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
-        patch_heights = self._patch_heights(image)
+        patch_heights = height_log_probabilities(image, self.patch_maps, self.patch_rise, model.max_height)
         hand = self.hands.mask(image)
         first = None
         if hand.any():
@@ -203,17 +203,12 @@ class StackReader:
                            "a hand is over the board")
         return Reading(self.game, first or self._observe(frame, blur, None, patch_heights), True)
 
-    def _patch_heights(self, image: np.ndarray) -> np.ndarray:
-        """What the patch net makes of every point's picture: the log-probabilities of the
-        heights 0..H the game builds (points x (H + 1))."""
-        heights = height_log_probabilities(net_input(cut_patches(image, self.patch_maps), self.patch_rise))
-        return log_softmax(heights[:, :self.model.max_height + 1])
-
     def _observe(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None,
                  patch_heights: np.ndarray) -> Observation:
         """Every point's stack, confidence and presence (a point not read is left out of the
         stacks), ``blur`` (0..1) scaling the confidences; ``hidden`` (per sample of the bank,
-        bool) marks a hand's pixels; ``patch_heights``: :meth:`_patch_heights`."""
+        bool) marks a hand's pixels; ``patch_heights``: what the patch net makes of every point
+        (:func:`vision.stack_net.height_log_probabilities`)."""
         model, names = self.model, self.model.names
         # A game that never adds or removes a disc says how many the heights add up to, when
         # every point is in view and no hand hides one.

@@ -113,20 +113,21 @@ def _net(path: Path = STACK_NET_FILE) -> onnxruntime.InferenceSession:
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def height_log_probabilities(x: np.ndarray) -> np.ndarray:
-    """The net's log-probabilities of every height 0..6 (points x :data:`HEIGHTS`) for inputs
-    ``x`` (:func:`net_input`).
+def height_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int) -> np.ndarray:
+    """What the net makes of every point's picture in ``image`` (``maps`` and ``rise``:
+    :func:`patch_frames`): the log-probabilities of the heights 0..``max_height`` a game builds
+    (points x (max_height + 1)).
 
     The net also learned the top disc's colour (its last three scores: none, white, black),
     which helps it learn the heights; it is not used.  With each patch's brightness taken out,
     a black disc on a darker print looked white to it: weighed in, it made black discs surely
     white in six of the POV-Ray foreign prints' Accasta and Attraktion 8x8 pictures, which the
     reader's colour levels of the whole frame read right."""
-    if not len(x):
-        return np.zeros((0, HEIGHTS))
+    if not len(maps):
+        return np.zeros((0, max_height + 1))
     net = _net()
-    scores = net.run(None, {net.get_inputs()[0].name: x})[0]
-    return log_softmax(scores[:, :HEIGHTS].astype(np.float64))
+    scores = net.run(None, {net.get_inputs()[0].name: net_input(cut_patches(image, maps), rise)})[0]
+    return log_softmax(scores[:, :max_height + 1].astype(np.float64))
 
 
 def log_softmax(scores: np.ndarray) -> np.ndarray:
