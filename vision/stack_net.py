@@ -70,8 +70,8 @@ def patch_frames(model: StackModel) -> tuple[np.ndarray, np.ndarray]:
     base = pose.project(np.column_stack([centres, flat]))
     up = pose.project(np.column_stack([centres, flat + model.layer_mm])) - base
     across = np.column_stack([-np.sin(model.towards), np.cos(model.towards)]) * model.radius_mm
-    ends = pose.project(np.column_stack([centres + across, flat])) - pose.project(np.column_stack([centres - across, flat]))
-    radius = np.hypot(*ends.T) / 2
+    left, right = (pose.project(np.column_stack([centres + side * across, flat])) for side in (1, -1))
+    radius = np.hypot(*(left - right).T) / 2
     turn = np.arctan2(up[:, 0], -up[:, 1])  # the image's up direction to the board's
     scale = RADIUS_PX / radius
     cos, sin = np.cos(turn) * scale, np.sin(turn) * scale
