@@ -30,7 +30,7 @@ Times ``t`` are seconds of the source (video time for recordings).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from rules import Board
 from rules.base import COLOUR_NAMES
@@ -270,7 +270,7 @@ class Session:
         del self.notations[self.board.ply:]
         self._pending_shown = None
         if not undone:
-            return [self._event(t, "takeback", f"the unfinished turn was taken back", None)]
+            return [self._event(t, "takeback", "the unfinished turn was taken back", None)]
         return [self._event(t, "takeback", f"taken back: {' '.join(undone)} ({why})", undone[-1],
                             {"undone": undone})]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import BLACK, WHITE, GAMES, IllegalTurn, new_game
+from rules import BLACK, WHITE, GAMES, IllegalTurn
 from rules.attraktion import Attraktion, Attraktion8x8
 
 

@@ -3,7 +3,6 @@ own disc positions: hands put every stack up to 2-3 mm off its point."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 

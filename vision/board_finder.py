@@ -38,7 +38,8 @@ How it works (nothing depends on the board's colours: only on its printed lines)
    border.  The model's printed lines (:mod:`vision.board_model`) are projected and the
    image probed across each line at many places for the nearest strong colour edge or
    thin line (a line printed or blurred wider, whose two sides give separate edges, by its
-   middle where most probes of that line see both sides on one plain ground); the homography is refitted to these observations (every observation must lie
+   middle where most probes of that line see both sides on one plain ground); the
+   homography is refitted to these observations (every observation must lie
    on its line: a linear equation in the inverse homography) with Tukey weights, which
    drop the probes that hit pieces, hands or shadows.  The search window shrinks from
    0.4 of a line spacing to 3 px; the last rounds fit the grid lines alone.  Frames wider
@@ -286,7 +287,8 @@ colour change keeps this share of its smoothed strength."""
 PARTNER_PEAK = 0.4
 """A line's other side must change the colour back at least this strongly relative to the first."""
 SAME_SIDES = 0.25
-"""Both sides of a printed line are plain and alike: they differ (and vary) by at most this share of the line's contrast."""
+"""Both sides of a printed line are plain and alike: they differ (and vary) by at most this
+share of the line's contrast."""
 LINE_WIDTH = 0.2
 """Printed lines are at most this share of the line spacing wide (a checkerboard's next cell
 edge, one spacing away, is never taken for a line's other side)."""
@@ -478,7 +480,8 @@ def _plausibles(Hs: np.ndarray, model: BoardModel, image_size: tuple[int, int]) 
 def _evaluate(image: np.ndarray, H: np.ndarray, model: BoardModel) -> GridFit:
     radius = float(np.clip(0.3 * _spacing_px(H, model), 3, 8))
     centres, normals, offsets, ratios, inside = _probe_model(image, H, model, radius)
-    good = inside & np.isfinite(offsets) & (np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX) & (ratios >= PEAKINESS)
+    near = np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX
+    good = inside & np.isfinite(offsets) & near & (ratios >= PEAKINESS)
     n_in = max(int(inside.sum()), 1)
     quads = [(np.sign(model.samples[:, 0]) == sx) & (np.sign(model.samples[:, 1]) == sy)
              for sx in (-1, 1) for sy in (-1, 1)]
@@ -676,7 +679,8 @@ def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray 
     poly = fit_polygon(hull, n, frame)
     if poly is None or not cv2.isContourConvex(poly.astype(np.float32)):
         return None
-    if abs(_signed_area(poly)) < 0.7 * cv2.contourArea(hull.astype(np.float32)) or abs(_signed_area(poly)) > 20 * frame[0] * frame[1]:
+    area = abs(_signed_area(poly))
+    if area < 0.7 * cv2.contourArea(hull.astype(np.float32)) or area > 20 * frame[0] * frame[1]:
         return None
     return poly[::-1] if _signed_area(poly) > 0 else poly
 
@@ -1029,7 +1033,8 @@ def _probe_many(image: np.ndarray, Hs: Sequence[np.ndarray | None], model: Board
         if inside.any():  # _probe depends on the radius only through its ceiling
             groups.setdefault(max(1, int(math.ceil(radius))), []).append((i, inside, centres[inside], normals[inside]))
     for r, members in groups.items():
-        offsets, ratios = _probe(image, np.vstack([c for *_, c, _ in members]), np.vstack([nm for *_, nm in members]), r)
+        offsets, ratios = _probe(image, np.vstack([c for *_, c, _ in members]),
+                                 np.vstack([nm for *_, nm in members]), r)
         start = 0
         for i, inside, c, _ in members:
             out[i][0][inside], out[i][1][inside] = offsets[start:start + len(c)], ratios[start:start + len(c)]

@@ -17,17 +17,16 @@ effects of :mod:`vision.synth.photo` come after.
 
 from __future__ import annotations
 
-import math
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from calibration.camera import BoardPose
-from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
-from vision.synth.looks import BOARD_LOOKS, TABLE_LOOKS, board_half_mm, board_texture, table_texture
+from rules.geometry import BoardKind, BoardSpec, Geometry
+from vision.synth.looks import BOARD_LOOKS, board_half_mm, board_texture, table_texture
 from vision.synth.raycast import Rays, hit_capsule, hit_vertical_cylinder, pixel_box, pyramid
 
 BOARD_THICKNESS_MM = 9.0
