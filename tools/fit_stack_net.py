@@ -140,12 +140,14 @@ def main() -> None:
     parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--tall", type=int, metavar="N",
-                        help="instead, render N Accasta stills of tall stacks (tall_stacks) at 1280x720 into OUT")
+                        help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
     parser.add_argument("--seed", type=int, default=0, help="with --tall: the stills' seed")
+    parser.add_argument("--size", default="1280x720", metavar="WxH", help="with --tall: the stills' size")
     args = parser.parse_args()
     if args.tall:
         Path(args.out).mkdir(parents=True, exist_ok=True)
-        for sample in render_samples("accasta", args.tall, args.seed, (1280, 720), position=tall_stacks):
+        size = tuple(int(v) for v in args.size.lower().split("x"))
+        for sample in render_samples("accasta", args.tall, args.seed, size, position=tall_stacks):
             sample.write(Path(args.out))
         return
     if not args.dirs:
