@@ -219,10 +219,11 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
 
 PATCH_WEIGHT = 0.25
 """How much the patch net's log-probabilities of a point's heights count beside the evidence's
-(a power of its probabilities): sure of itself, it is worth a quarter of its word.  On 30 new
-scenes a game of our renderer, and 60 of POV-Ray's, 0.2-0.3 read the most stacks right; at 0.5
-Accasta's full stacks were 0.9955 right instead of 0.9982, POV-Ray's Abande 0.9860 instead of
-0.9878."""
+(a power of its probabilities): sure of itself, it is worth a quarter of its word.  Chosen for
+pictures unlike those the net was fitted on: on 60 scenes a game of POV-Ray's (seed 900) 0.25
+read the most stacks right (Accasta 0.9896, 0.9860 at 0.5, 0.9829 at 0.75), though on 45 new
+scenes a game of our own renderer (1280x720 and 640x480) 0.5-0.75 read a few more right
+(Accasta 0.9946 at 0.25, 0.9958 at 0.5)."""
 ADD_UP_NATS = float(np.log(50.0))
 """How much likelier (nats) the heights read point by point may be than the likeliest heights
 that add up to the game's disc count, for :func:`read_heights` to keep them: a position that
