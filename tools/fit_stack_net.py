@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
 from height_data import stills  # noqa: E402
+from tacticblue.commands import frame_size  # noqa: E402
 from vision.stack_net import HEIGHTS, PATCH_SIZE, cut_patches, net_input, patch_frames  # noqa: E402
 from vision.stacks import StackModel  # noqa: E402
 from vision.synth.scene import render_samples  # noqa: E402
@@ -142,12 +143,12 @@ def main() -> None:
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
     parser.add_argument("--seed", type=int, default=0, help="with --tall: the stills' seed")
-    parser.add_argument("--size", default="1280x720", metavar="WxH", help="with --tall: the stills' size")
+    parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
+                        help="with --tall: the stills' size (default 1280x720)")
     args = parser.parse_args()
     if args.tall:
         Path(args.out).mkdir(parents=True, exist_ok=True)
-        size = tuple(int(v) for v in args.size.lower().split("x"))
-        for sample in render_samples("accasta", args.tall, args.seed, size, position=tall_stacks):
+        for sample in render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks):
             sample.write(Path(args.out))
         return
     if not args.dirs:

@@ -679,10 +679,10 @@ def _as_polygon(hull: np.ndarray, n: int, frame: tuple[int, int]) -> np.ndarray 
     poly = fit_polygon(hull, n, frame)
     if poly is None or not cv2.isContourConvex(poly.astype(np.float32)):
         return None
-    area = abs(_signed_area(poly))
-    if area < 0.7 * cv2.contourArea(hull.astype(np.float32)) or area > 20 * frame[0] * frame[1]:
+    signed = _signed_area(poly)
+    if abs(signed) < 0.7 * cv2.contourArea(hull.astype(np.float32)) or abs(signed) > 20 * frame[0] * frame[1]:
         return None
-    return poly[::-1] if _signed_area(poly) > 0 else poly
+    return poly[::-1] if signed > 0 else poly
 
 
 def outline_candidates(image: np.ndarray, n: int, hulls: list[np.ndarray] | None = None) -> list[np.ndarray]:
