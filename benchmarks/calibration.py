@@ -1,6 +1,7 @@
 """Board finding on rendered scenes: accuracy, orientation, failures and speed.
 
     python3 benchmarks/calibration.py [--count 20] [--seed 4] [--jobs 2] [--cache DIR] [--size 1280x720]
+    python3 benchmarks/calibration.py --dir scenes/accasta --dir scenes/dame100   # pre-rendered sets
 
 Renders ``count`` random scenes per game at ``--size`` (all ten games, so both boards and
 every camera placement of the renderer: 30-70 degrees and straight above, any side of the
@@ -11,11 +12,17 @@ from scratch and prints, per board side:
 * point error (px) against the ground truth: median and worst over all points of all
   found images, with the camera's intrinsics known (as after ``calibrate camera``) and
   unknown (focal length from the picture, radial distortion k1 from how the lines bend);
-* orientation: right in how many images (from the known position's pieces; on the
-  White's-side scenes from the ``near`` rule alone);
+* orientation: right in how many images; right in how many the known position's pieces
+  decided, and in how many White's-side scenes the ``near`` rule alone did (they are given
+  no position); in how many other images the pieces were not decisive (the ``near`` rule
+  then guesses, and is right only by chance, as the camera stands on any side);
 * failures ("board not found") and silent wrong poses (a pose returned with a point
   more than 10 px off: must be 0);
 * timings on one core: finding from scratch, and the per-frame tracking check.
+
+With ``--dir`` it finds the board in pre-rendered scenes instead (e.g. POV-Ray's, from
+``tools/povray_scenes.py``): every ``.jpg`` with its truth ``.json`` in the folders, at
+most ``--count`` a folder, each with its position known (as the random scenes).
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ from vision.synth.scene import pose_from_truth, random_scene, render_image, samp
 from vision.tracking import ProbeSet  # noqa: E402
 
 WRONG_PX = 10.0
+SLOW_S = 0.5
+"""The time #5 allows to find the board in a 1280x720 frame on one core."""
 
 
 def render_one(task: tuple[str, int, int, bool, str, tuple[int, int]]) -> str | None:
@@ -107,14 +116,8 @@ def evaluate(path: Path) -> dict:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=20, help="scenes per game (default 20)")
-    ap.add_argument("--seed", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=2, help="rendering processes (default 2)")
-    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tacticblue-calibration-scenes"))
-    ap.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
-    args = ap.parse_args()
+def rendered(args: argparse.Namespace) -> list[Path]:
+    """The random scenes of ``args`` (rendered into the cache unless they are there): paths without suffix."""
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     tasks = [(g, args.seed, i, False, str(cache), args.size) for g in GAME_NAMES for i in range(args.count)]
@@ -125,8 +128,25 @@ def main() -> None:
         names = [n for n in pool.map(render_one, tasks) if n is not None]
     w, h = args.size
     print(f"{len(names)} scenes at {w}x{h} in {cache} (rendered/loaded in {time.perf_counter() - t0:.0f} s)")
-    cv2.setNumThreads(1)  # timings on one core
-    results = [evaluate(cache / n) for n in names]
+    return [cache / n for n in names]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=20, help="scenes per game (default 20)")
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--jobs", type=int, default=2, help="rendering processes (default 2)")
+    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tacticblue-calibration-scenes"))
+    ap.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
+    ap.add_argument("--dir", action="append", type=Path, help="find the board in the pre-rendered scenes of this folder")
+    args = ap.parse_args()
+    if args.dir:
+        paths = [p.with_suffix("") for d in args.dir for p in sorted(d.glob("*.json"))[:args.count]]
+        print(f"{len(paths)} pre-rendered scenes in {len(args.dir)} folders")
+    else:
+        paths = rendered(args)
+    with ProcessPoolExecutor(args.jobs, initializer=cv2.setNumThreads, initargs=(1,)) as pool:  # timings on one core
+        results = list(pool.map(evaluate, paths))
     for kind in ("hex", "square"):
         rows = [r for r in results if r["kind"] == kind]
         if not rows:
@@ -139,14 +159,17 @@ def main() -> None:
             per_image_worst = [max(f["errors"]) for f in found]
             wrong = sum(w > WRONG_PX for w in per_image_worst)
             oriented = [f["oriented"] for f in found]
+            pieces = [f["oriented"] for f in found if f["how"] == "pieces"]
             rule = [r[label]["oriented"] for r in rows if r[label]["found"] and r["white_rule"]]
+            undecided = sum(r[label]["how"] == "white-side" for r in rows if r[label]["found"] and not r["white_rule"])
             times = [r[label]["time"] for r in rows]
             fails = [r[label]["reason"] for r in rows if not r[label]["found"]]
             print(f"  intrinsics {label:7s}: point error median {np.median(errs):.2f} px, worst {errs.max():.2f} px "
                   f"(images with worst > 4 px: {sum(w > 4 for w in per_image_worst)}); "
-                  f"orientation right {sum(oriented)}/{len(oriented)} (near rule alone {sum(rule)}/{len(rule)}); "
+                  f"orientation right {sum(oriented)}/{len(oriented)} (by the pieces {sum(pieces)}/{len(pieces)}, "
+                  f"White's-side scenes by the near rule alone {sum(rule)}/{len(rule)}, pieces not decisive {undecided}); "
                   f"not found {len(fails)}/{len(rows)}; silent wrong poses {wrong}; "
-                  f"find time median {np.median(times):.3f} s, max {max(times):.3f} s")
+                  f"find time median {np.median(times):.3f} s, max {max(times):.3f} s, over {SLOW_S} s: {sum(t > SLOW_S for t in times)}")
             for reason in sorted(set(fails)):
                 print(f"      {fails.count(reason)} x {reason}")
     checks = [r["check_time"] for r in results if "check_time" in r]
