@@ -434,3 +434,12 @@ def test_a_crowded_board_is_not_lost_to_pieces_rims_beside_its_lines():
     the board was lost (:data:`vision.board_finder.MIDDLES_RADIUS`)."""
     truth, image = povray_picture("finding/attangle-crowded")
     assert_found("attangle", image, truth)
+
+
+def test_a_hexagon_whose_corner_a_stack_bends_is_found_from_four_corners_of_another_outline():
+    """finding/attangle-corner-stack (POV-Ray, the renderer's blue look): stacks stand over the
+    border's far left corner, so every hexagon fitted to an outline is off there (the best by
+    90 px).  Four consecutive corners that are right come only from the seventh and ninth of
+    the ten outlines found, and the search once took corners from the first six alone."""
+    truth, image = povray_picture("finding/attangle-corner-stack")
+    assert_found("attangle", image, truth)

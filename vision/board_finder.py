@@ -1117,7 +1117,7 @@ def _hypotheses(image: np.ndarray, model: BoardModel) -> Iterator[tuple[list[np.
                                     for corners in (model.outline, model.grid_outline)) if H is not None],
                MAX_TRIES, True)]
     if model.symmetry > 4:
-        stages.append((lambda: _corner_runs(model, hulls[:6]), MAX_TRIES, True))
+        stages.append((lambda: _corner_runs(model, hulls), MAX_TRIES, True))
     else:
         stages.append((lambda: _three_corner_hypotheses(image, model, polygons[:4]), THREE_CORNER_TRIES, True))
     quads = (lambda: polygons) if model.symmetry == 4 else (lambda: outline_candidates(image, 4, hulls))
