@@ -17,6 +17,9 @@ def _game(text: str) -> str:
     return text
 
 
+LOOK_HELP = "board colour scheme (default: drawn at random; slate only when asked for)"
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("scenes", help="render synthetic photos and videos of the board with ground truth",
                             description="The project's own camera: photo-like renderings of the tactic blue "
@@ -34,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--size", type=frame_size, metavar="WxH", help="image size (default: random 720p..1080p)")
     p.add_argument("--top-down", choices=("yes", "no", "auto"), default="auto",
                    help="camera straight above the board (auto: sometimes, for flat games)")
-    p.add_argument("--look", metavar="NAME", help="board colour scheme (default random)")
+    p.add_argument("--look", metavar="NAME", help=LOOK_HELP)
     p.add_argument("--json", action="store_true", help="print one JSON line per image")
     p.set_defaults(func=cmd_render)
     _add_video_parser(ssub)
@@ -84,7 +87,7 @@ def _add_video_parser(ssub: argparse._SubParsersAction) -> None:
     p.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
     p.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
     p.add_argument("--out", "-o", type=Path, required=True, metavar="FILE.mp4", help="the video to write")
-    p.add_argument("--look", metavar="NAME", help="board colour scheme (default random)")
+    p.add_argument("--look", metavar="NAME", help=LOOK_HELP)
     p.add_argument("--frames", type=Path, metavar="DIR", help="also write every frame as DIR/000000.jpg ...")
     p.add_argument("--no-mp4", action="store_true", help="write only the frames folder and the ground truth")
     p.add_argument("--camera-side", choices=["any", "white"], default="any",

@@ -25,7 +25,7 @@ import numpy as np
 from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC, BoardSpec
 from vision.synth.games import game_info, random_position
-from vision.synth.looks import BOARD_LOOKS, TABLE_LOOKS, rgb
+from vision.synth.looks import DRAWN_LOOKS, TABLE_LOOKS, rgb
 from vision.synth.photo import PhotoLook, develop, jpeg, random_photo_look
 from vision.synth.render import PIECE_LOOKS, Lighting, Scene, render_linear
 from vision.synth.rig import random_camera, random_pose
@@ -69,7 +69,7 @@ def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | N
     return Scene(
         game=game, geometry=info.geometry, points={n: points.get(n, "") for n in info.geometry.names},
         pose=pose,
-        board_look=board_look or str(rng.choice(sorted(BOARD_LOOKS))),
+        board_look=board_look or str(rng.choice(DRAWN_LOOKS)),
         table_look=str(rng.choice(sorted(TABLE_LOOKS))),
         piece_look=str(rng.choice(sorted(PIECE_LOOKS))),
         lighting=random_lighting(rng),
