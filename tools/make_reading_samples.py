@@ -6,8 +6,8 @@ Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's grou
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
 boards seen low (stacks hiding each other), dim and uneven light, glossy black tops seen
-from above under a lamp beside the camera or low at one side (they look grey), and a hand
-over the board.  The same command always writes the same files.
+from above under a lamp beside the camera or low at one side (they look grey), a hand
+over the board, and black men on the near-black cells of a dark (slate) board.  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ def make(name: str, seed: int) -> Sample:
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
         cam = scene.pose.camera
         scene = replace(scene, pose=look_at_pose(cam, (40.0, -470.0, 300.0), "square", (0.0, 10.0, 0.0)))
+    elif name == "slate-dame":
+        game = "dame100"
+        scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE, board_look="slate")
     elif name == "dim-uneven":
         game = "accasta"
         scene = random_scene(game, rng, size=SIZE)
@@ -90,7 +93,7 @@ def make(name: str, seed: int) -> Sample:
 
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
-           "glossy-above": 17, "lamp-aside": 22}
+           "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27}
 
 
 def main() -> None:
