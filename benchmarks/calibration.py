@@ -138,7 +138,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2, help="rendering processes (default 2)")
     ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tacticblue-calibration-scenes"))
     ap.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="frame size (default 1280x720)")
-    ap.add_argument("--dir", action="append", type=Path, help="find the board in the pre-rendered scenes of this folder")
+    ap.add_argument("--dir", action="append", type=Path,
+                    help="find the board in the pre-rendered scenes of this folder")
     args = ap.parse_args()
     if args.dir:
         paths = [p.with_suffix("") for d in args.dir for p in sorted(d.glob("*.json"))[:args.count]]
@@ -167,9 +168,11 @@ def main() -> None:
             print(f"  intrinsics {label:7s}: point error median {np.median(errs):.2f} px, worst {errs.max():.2f} px "
                   f"(images with worst > 4 px: {sum(w > 4 for w in per_image_worst)}); "
                   f"orientation right {sum(oriented)}/{len(oriented)} (by the pieces {sum(pieces)}/{len(pieces)}, "
-                  f"White's-side scenes by the near rule alone {sum(rule)}/{len(rule)}, pieces not decisive {undecided}); "
+                  f"White's-side scenes by the near rule alone {sum(rule)}/{len(rule)}, "
+                  f"pieces not decisive {undecided}); "
                   f"not found {len(fails)}/{len(rows)}; silent wrong poses {wrong}; "
-                  f"find time median {np.median(times):.3f} s, max {max(times):.3f} s, over {SLOW_S} s: {sum(t > SLOW_S for t in times)}")
+                  f"find time median {np.median(times):.3f} s, max {max(times):.3f} s, "
+                  f"over {SLOW_S} s: {sum(t > SLOW_S for t in times)}")
             for reason in sorted(set(fails)):
                 print(f"      {fails.count(reason)} x {reason}")
     checks = [r["check_time"] for r in results if "check_time" in r]

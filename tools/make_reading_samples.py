@@ -7,7 +7,8 @@ game, every point's stack, the camera pose).  They cover what reading must get r
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
 boards seen low (stacks hiding each other), dim and uneven light, glossy black tops seen
 from above under a lamp beside the camera or low at one side (they look grey), a hand
-over the board, and black men on the near-black cells of a dark (slate) board.  The same command always writes the same files.
+over the board, and black men on the near-black cells of a dark (slate) board.  The same
+command always writes the same files.
 """
 
 from __future__ import annotations
