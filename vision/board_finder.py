@@ -58,7 +58,8 @@ How it works (nothing depends on the board's colours: only on its printed lines)
 5. **Orientation.** The grid looks the same turned by 60 (90) degrees; White's side is
    chosen by ``white_side`` (the border edge whose bearing from the centre, measured from
    the camera's side and positive to its right, is nearest the side's:
-   :data:`calibration.board_file.WHITE_SIDE_BEARINGS`) or, when a known position (e.g. the
+   :data:`calibration.board_file.WHITE_SIDE_BEARINGS`; on the square side only among the
+   turns that put the printed dark cells where they are) or, when a known position (e.g. the
    start position) is given and the piece colours are decisive, by where the white and
    black pieces stand.
 """
@@ -75,7 +76,7 @@ import numpy as np
 
 from calibration.board_file import WHITE_SIDE_BEARINGS, WHITE_SIDES
 from calibration.camera import BoardPose, CameraModel
-from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry
+from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry, square_cells
 from vision.board_model import BoardModel, board_model
 from vision.grid_lines import line_hypotheses
 from vision.planar import apply_homography, to_width
@@ -905,7 +906,8 @@ def rotated(pose: BoardPose, quarter: int, symmetry: int) -> BoardPose:
 
 def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: np.ndarray | None = None,
            start: tuple[Geometry, Mapping[str, str]] | None = None) -> tuple[BoardPose, str]:
-    """Turn the board frame so that White's side is where the pieces or ``white_side`` say.
+    """Turn the board frame so that White's side is where the pieces or ``white_side`` say
+    (on the square side, among the turns the printed cells allow when ``image`` is given).
 
     Returns the pose and what decided it: ``"pieces"`` or ``"white-side"``."""
     if white_side not in WHITE_SIDES:
@@ -919,6 +921,8 @@ def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: 
     mids = [_turning(k, model.symmetry) @ model.white_edge for k in range(model.symmetry)]
     bearings = np.degrees([math.atan2(m @ right, m @ near) for m in mids])
     off = np.abs((bearings - WHITE_SIDE_BEARINGS[white_side] + 180.0) % 360.0 - 180.0)
+    if model.kind == "square" and image is not None:
+        off[~_printed_cells_fit(options, image)] = np.inf
     return options[int(np.argmin(off))], "white-side"
 
 
@@ -943,6 +947,40 @@ def _viewer_axes(pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:
     near = near / np.linalg.norm(near)
     right = np.array([-near[1], near[0]])
     return near, (right if right @ (to_board @ [1.0, 0.0]) > 0 else -right)
+
+
+CELLS_MIN_CORRELATION = 0.5
+"""The printed checks decide the quarter turn of the square side when the cells' brightness
+correlates with their shade this strongly (on one turn; the next turn gives the opposite)."""
+CELL_CORNER = 0.38
+"""Where a cell's brightness is read: this share of a cell from its centre towards each corner,
+beside the disc that may stand on it (a disc's radius is 0.42 of a cell, its corners 0.71)."""
+
+
+def _printed_cells_fit(options: list[BoardPose], image: np.ndarray) -> np.ndarray:
+    """Per option, whether the square side's printed checks lie where it puts them (all True
+    when the picture does not tell).
+
+    A quarter turn of the 10 x 10 board swaps its dark and light cells, so the checks fix
+    White's side up to half a turn: a camera at the side of the table then never turns the
+    board a quarter (which reads Dame 100's points on the light cells, all empty).  Each
+    cell's brightness is the median of four places near its corners, beside its disc."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = cv2.GaussianBlur(gray, (5, 5), 0)
+    cells = square_cells(10)
+    spec = options[0].spec
+    centres = np.array(list(cells.positions_mm(spec).values()))
+    corners = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]]) * CELL_CORNER * spec.cell_mm
+    xyz = np.column_stack([(centres[:, None, :] + corners[None]).reshape(-1, 2), np.zeros(4 * len(centres))])
+    shade = np.array(cells.shades(), float)
+    fits = []
+    for option in options:
+        px = option.project(xyz).astype(np.float32)
+        v = cv2.remap(gray, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()
+        per_cell = np.median(v.reshape(-1, 4), axis=1)
+        fits.append(float(np.corrcoef(per_cell, -shade)[0, 1]) if per_cell.std() > 1e-6 else 0.0)
+    fit = np.array(fits) >= CELLS_MIN_CORRELATION
+    return fit if fit.any() else np.ones(len(options), bool)
 
 
 def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geometry,
@@ -1190,7 +1228,7 @@ def outline_pose(image: np.ndarray, kind: BoardKind, corners: np.ndarray, camera
     pose = _pose_from_points(model.keypoints, apply_homography(H, model.keypoints), cam, model, spec)
     if pose is None:
         raise BoardNotFound("board not found: the given corners do not form a board outline")
-    return orient(BoardPose(camera or cam, pose.rvec, pose.tvec, kind, spec), model, white_side)[0]
+    return orient(BoardPose(camera or cam, pose.rvec, pose.tvec, kind, spec), model, white_side, image)[0]
 
 
 @dataclass(frozen=True)
