@@ -162,7 +162,7 @@ def main() -> None:
             oriented = [f["oriented"] for f in found]
             pieces = [f["oriented"] for f in found if f["how"] == "pieces"]
             rule = [r[label]["oriented"] for r in rows if r[label]["found"] and r["white_rule"]]
-            undecided = sum(r[label]["how"] == "white-side" for r in rows if r[label]["found"] and not r["white_rule"])
+            undecided = sum(r[label]["how"] != "pieces" for r in rows if r[label]["found"] and not r["white_rule"])
             times = [r[label]["time"] for r in rows]
             fails = [r[label]["reason"] for r in rows if not r[label]["found"]]
             print(f"  intrinsics {label:7s}: point error median {np.median(errs):.2f} px, worst {errs.max():.2f} px "

@@ -41,7 +41,7 @@ class VisionReader:
     def _start(self, image: Any) -> str:
         """Find the pose in the first frame; ``"steady"`` or ``"lost"``."""
         from calibration.board_file import WHITE_SIDES
-        from vision.board_finder import BoardNotFound, locate_board
+        from vision.board_finder import BoardNotFound, locate_board, white_side_note
         from vision.tracking import BoardTracker
 
         geometry = self.board.geometry
@@ -58,7 +58,7 @@ class VisionReader:
                 return "lost"
             pose = found.pose
             if found.orientation != "pieces":
-                self._note = (f"White's side is taken to be the {self.white_side} one: the pieces do not show it "
+                self._note = (f"{white_side_note(pose, found.orientation, self.white_side)}: the pieces do not show it "
                               "(if White sits elsewhere, start again with --white-side " + "|".join(WHITE_SIDES) + ")")
         self._tracker = BoardTracker(pose)
         self._tracker.update(image)

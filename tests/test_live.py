@@ -453,7 +453,7 @@ def test_a_filmed_opening_is_read_by_vision_and_recorded_exactly(cli, tmp_path, 
     assert [e["turn"] for e in evs if e["event"] == "turn"] == truth["turns"]
     assert read_journal(tmp_path / "j").turns == truth["turns"]
     assert new_game(game).read_record((tmp_path / "r").read_text()).turns == truth["turns"]
-    told = any("White's side is taken to be the near one" in line for line in out.stderr.splitlines())
+    told = any("White's side taken to be the near one" in line for line in out.stderr.splitlines())
     assert told == (game in ("abande", "attangle"))
 
 

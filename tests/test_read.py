@@ -272,6 +272,18 @@ def test_cli_finds_the_board_itself_with_white_at_a_slanted_side(cli):
     assert "steeply" not in r.stderr  # its stacks' sides look 7 px a layer
 
 
+def test_cli_says_which_side_it_takes_when_the_printed_cells_rule_out_the_near_one(cli):
+    """No calibration, a camera at White's right: the near side would put Dame 100's points on
+    the light cells (all read empty).  The cells rule it out; the side taken is said, and here
+    it is White's, so the men are read where they stand."""
+    r = cli("read", str(SAMPLES / "dame-kings.jpg"), "--game", "dame100", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "White's side taken to be the left one, as the printed cells rule out the near one" in r.stderr
+    truth = sample("dame-kings")[1]["points"]
+    got = json.loads(r.stdout)["points"]
+    assert sum(got.get(p) == s for p, s in truth.items()) >= len(truth) - 2
+
+
 def test_cli_tells_the_players_when_the_camera_looks_down_too_steeply(cli, calibration):
     """Seen from high above, a layer's side looks 3.3 px tall on most points of dim-uneven:
     heights are read less surely there, and the reader says so (and how to help it)."""

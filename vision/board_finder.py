@@ -909,7 +909,10 @@ def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: 
     """Turn the board frame so that White's side is where the pieces or ``white_side`` say
     (on the square side, among the turns the printed cells allow when ``image`` is given).
 
-    Returns the pose and what decided it: ``"pieces"`` or ``"white-side"``."""
+    Returns the pose and what decided it: ``"pieces"``, ``"white-side"``, or ``"cells"`` when
+    the printed cells rule out the side ``white_side`` names (a camera at the side of a square
+    board asked for the near side): the nearest side they allow is taken
+    (:func:`white_side_of` names it)."""
     if white_side not in WHITE_SIDES:
         raise ValueError(f"white side must be one of {', '.join(WHITE_SIDES)}, not {white_side!r}")
     options = [rotated(pose, k, model.symmetry) for k in range(model.symmetry)]
@@ -917,13 +920,45 @@ def orient(pose: BoardPose, model: BoardModel, white_side: str = "near", image: 
         by_pieces = _orient_by_pieces(options, image, *start)
         if by_pieces is not None:
             return by_pieces, "pieces"
+    off = _bearing_gaps(_bearings(pose, model), WHITE_SIDE_BEARINGS[white_side])
+    choice = int(np.argmin(off))
+    if model.kind == "square" and image is not None:
+        fits = _printed_cells_fit(options, image)
+        if not fits[choice]:
+            off[~fits] = np.inf
+            return options[int(np.argmin(off))], "cells"
+    return options[choice], "white-side"
+
+
+def _bearings(pose: BoardPose, model: BoardModel) -> np.ndarray:
+    """Per turn of :func:`rotated`, the bearing (degrees, :data:`WHITE_SIDE_BEARINGS`) of White's edge."""
     near, right = _viewer_axes(pose)
     mids = [_turning(k, model.symmetry) @ model.white_edge for k in range(model.symmetry)]
-    bearings = np.degrees([math.atan2(m @ right, m @ near) for m in mids])
-    off = np.abs((bearings - WHITE_SIDE_BEARINGS[white_side] + 180.0) % 360.0 - 180.0)
-    if model.kind == "square" and image is not None:
-        off[~_printed_cells_fit(options, image)] = np.inf
-    return options[int(np.argmin(off))], "white-side"
+    return np.degrees([math.atan2(m @ right, m @ near) for m in mids])
+
+
+def _bearing_gaps(bearings: np.ndarray | float, bearing: float) -> np.ndarray:
+    """How far (degrees, 0..180) each of ``bearings`` is from ``bearing``."""
+    return np.abs((np.asarray(bearings) - bearing + 180.0) % 360.0 - 180.0)
+
+
+def white_side_note(pose: BoardPose, how: str, asked: str) -> str:
+    """How White's side of ``pose`` was chosen (``how``, as :func:`orient` says), for a note to the
+    user; ``asked``: the ``white_side`` given."""
+    if how == "pieces":
+        return "White's side from the pieces"
+    if how == "cells":
+        side = white_side_of(pose, board_model(pose.kind, pose.spec))
+        return f"White's side taken to be the {side} one, as the printed cells rule out the {asked} one"
+    return f"White's side taken to be the {asked} one"
+
+
+def white_side_of(pose: BoardPose, model: BoardModel) -> str:
+    """Where ``pose`` puts White's side as the camera sees it, named as ``white_side`` names it
+    (the four edges of the square side, the six of the hex side)."""
+    names = [s for s, b in WHITE_SIDE_BEARINGS.items() if (b / (360.0 / model.symmetry)).is_integer()]
+    bearing = float(_bearings(pose, model)[0])
+    return min(names, key=lambda s: float(_bearing_gaps(bearing, WHITE_SIDE_BEARINGS[s])))
 
 
 def _turning(k: int, symmetry: int) -> np.ndarray:
@@ -1212,8 +1247,9 @@ def find_grid(image: np.ndarray, kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC
 
 
 def outline_pose(image: np.ndarray, kind: BoardKind, corners: np.ndarray, camera: CameraModel | None = None,
-                 white_side: str = "near", spec: BoardSpec = DEFAULT_SPEC) -> BoardPose:
-    """The pose from the border's corners alone (the manual fallback when the grid cannot be seen)."""
+                 white_side: str = "near", spec: BoardSpec = DEFAULT_SPEC) -> tuple[BoardPose, str]:
+    """The pose from the border's corners alone (the manual fallback when the grid cannot be seen),
+    and what set White's side (as :func:`orient` says)."""
     size = (image.shape[1], image.shape[0])
     if camera is not None and camera.image_size != size:
         camera = camera.scaled(size)
@@ -1228,7 +1264,7 @@ def outline_pose(image: np.ndarray, kind: BoardKind, corners: np.ndarray, camera
     pose = _pose_from_points(model.keypoints, apply_homography(H, model.keypoints), cam, model, spec)
     if pose is None:
         raise BoardNotFound("board not found: the given corners do not form a board outline")
-    return orient(BoardPose(camera or cam, pose.rvec, pose.tvec, kind, spec), model, white_side, image)[0]
+    return orient(BoardPose(camera or cam, pose.rvec, pose.tvec, kind, spec), model, white_side, image)
 
 
 @dataclass(frozen=True)
@@ -1238,7 +1274,8 @@ class FoundBoard:
     pose: BoardPose
     fit: GridFit
     orientation: str
-    """``"pieces"`` (the known position decided) or ``"white-side"`` (the rule decided)."""
+    """``"pieces"`` (the known position decided), ``"white-side"`` (the rule decided) or
+    ``"cells"`` (the printed cells ruled out the side the rule named: see :func:`orient`)."""
 
 
 def locate_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,

@@ -111,7 +111,7 @@ def _parse_corners(items: list[str]) -> np.ndarray:
 def run_board(args: argparse.Namespace) -> int:
     from calibration.board_file import BoardCalibration
     from calibration.intrinsics import load_camera, read_image
-    from vision.board_finder import BoardNotFound, board_model, clockwise, locate_board, outline_pose
+    from vision.board_finder import BoardNotFound, board_model, clockwise, locate_board, outline_pose, white_side_note
 
     image = read_image(args.image)
     geometry, start = game_board(args.game) if args.game else (None, None)
@@ -134,7 +134,7 @@ def run_board(args: argparse.Namespace) -> int:
             raise CLIError(f"{e}; give the border's corners with --corners X,Y ... "
                            "or check the picture with 'calibrate show'") from None
         # The user's corners are trusted when the grid cannot confirm them (e.g. covered by pieces).
-        pose, how, support = outline_pose(image, kind, outline, camera, args.white_side), "white-side", 0.0
+        (pose, how), support = outline_pose(image, kind, outline, camera, args.white_side), 0.0
     calib = BoardCalibration(pose, args.game, args.white_side, method, camera is not None)
     if args.output:
         calib.save(args.output)
@@ -144,7 +144,7 @@ def run_board(args: argparse.Namespace) -> int:
         print_json(info)
     else:
         print(f"{kind} board found ({method}): {support:.0%} of the grid seen, camera {pose.elevation_deg():.0f} "
-              f"degrees above the board, White's side from the {'pieces' if how == 'pieces' else args.white_side + ' rule'}")
+              f"degrees above the board, {white_side_note(pose, how, args.white_side)}")
         if args.output:
             print(f"wrote {args.output}")
     return 0

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from calibration.intrinsics import read_image
     from rules import GAMES
     from rules.diagram import diagram
-    from vision.board_finder import BoardNotFound, find_board
+    from vision.board_finder import BoardNotFound, locate_board, white_side_note
     from vision.reader import StackReader
 
     image = read_image(args.image)
@@ -50,10 +50,11 @@ def run(args: argparse.Namespace) -> int:
         pose = load_calibration(args.calibration, geometry.kind, size).pose
     else:
         try:
-            pose = find_board(image, geometry.kind, white_side=args.white_side)
+            found = locate_board(image, geometry.kind, white_side=args.white_side)
         except BoardNotFound as e:
             raise CLIError(f"{e}; calibrate the board with 'tacticblue calibrate board' and pass --calibration") from None
-        print(f"note: board found in the picture, White's side taken to be the {args.white_side} one "
+        pose = found.pose
+        print(f"note: board found in the picture, {white_side_note(pose, found.orientation, args.white_side)} "
               "(--white-side to change it)", file=sys.stderr)
     reader = StackReader(args.game, pose)
     note = reader.view_note()
