@@ -1000,22 +1000,31 @@ def _printed_cells_fit(options: list[BoardPose], image: np.ndarray) -> np.ndarra
     White's side up to half a turn: a camera at the side of the table then never turns the
     board a quarter (which reads Dame 100's points on the light cells, all empty).  Each
     cell's brightness is the median of four places near its corners, beside its disc."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    gray = cv2.GaussianBlur(gray, (5, 5), 0)
     cells = square_cells(10)
     spec = options[0].spec
     centres = np.array(list(cells.positions_mm(spec).values()))
     corners = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]]) * CELL_CORNER * spec.cell_mm
     xyz = np.column_stack([(centres[:, None, :] + corners[None]).reshape(-1, 2), np.zeros(4 * len(centres))])
     shade = np.array(cells.shades(), float)
-    fits = []
+    fit = np.array([_correlation(np.median(v.reshape(-1, 4), axis=1), -shade) >= CELLS_MIN_CORRELATION
+                    for v in _brightness(options, image, xyz)])
+    return fit if fit.any() else np.ones(len(options), bool)
+
+
+def _brightness(options: list[BoardPose], image: np.ndarray, xyz: np.ndarray) -> list[np.ndarray]:
+    """Per option, the smoothed grey level of ``image`` where it puts the board-frame points ``xyz`` (mm)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = cv2.GaussianBlur(gray, (5, 5), 0)
+    out = []
     for option in options:
         px = option.project(xyz).astype(np.float32)
-        v = cv2.remap(gray, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()
-        per_cell = np.median(v.reshape(-1, 4), axis=1)
-        fits.append(float(np.corrcoef(per_cell, -shade)[0, 1]) if per_cell.std() > 1e-6 else 0.0)
-    fit = np.array(fits) >= CELLS_MIN_CORRELATION
-    return fit if fit.any() else np.ones(len(options), bool)
+        out.append(cv2.remap(gray, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel())
+    return out
+
+
+def _correlation(values: np.ndarray, label: np.ndarray) -> float:
+    """Pearson correlation, 0 for values that do not vary."""
+    return float(np.corrcoef(values, label)[0, 1]) if values.std() > 1e-6 else 0.0
 
 
 def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geometry,
@@ -1025,8 +1034,6 @@ def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geo
     For each option the brightness at the centre of every known stack's top face is
     correlated with its top colour (white +1, black -1): the right turn correlates
     strongly, the others (pieces landing on other pieces, or on the board) do not."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    gray = cv2.GaussianBlur(gray, (5, 5), 0)
     pos = geometry.positions_mm(options[0].spec)
     tops = [(pos[n], len(s), s[-1]) for n, s in stacks.items() if s and s[-1] in "wb" and n in pos]
     label = np.array([1.0 if t == "w" else -1.0 for *_, t in tops])
@@ -1035,10 +1042,8 @@ def _orient_by_pieces(options: list[BoardPose], image: np.ndarray, geometry: Geo
     h = options[0].spec.piece_height_mm
     xyz = np.array([[x, y, n * h] for (x, y), n, _ in tops])
     scores, separations = [], []
-    for p in options:
-        px = p.project(xyz).astype(np.float32)
-        v = cv2.remap(gray, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()
-        scores.append(float(np.corrcoef(v, label)[0, 1]) if v.std() > 1e-6 else 0.0)
+    for v in _brightness(options, image, xyz):
+        scores.append(_correlation(v, label))
         separations.append(float(v[label > 0].mean() - v[label < 0].mean()))
     order = np.argsort(scores)[::-1]
     best, second = scores[order[0]], scores[order[1]]
