@@ -26,6 +26,8 @@ from vision.synth.rig import RigRange, random_pose
 from vision.synth.scene import pose_from_truth, random_scene, render_image, sample_rng
 from vision.tracking import BoardTracker, check_pose, pose_homography
 
+SAMPLE_ROOT = Path(__file__).resolve().parents[1] / "samples"
+
 
 @dataclass(frozen=True)
 class Shot:
@@ -261,7 +263,7 @@ def test_whites_side_as_the_camera_sees_it_names_the_points(name, side):
     """The committed samples' cameras stand at every kind of side: behind White, behind Black,
     at White's left or right, and at a hex board's slanted sides; without the pieces to go
     by, saying where White sits names every point right, and the other sides do not."""
-    samples = Path(__file__).resolve().parents[1] / "samples" / "reading"
+    samples = SAMPLE_ROOT / "reading"
     truth = json.loads((samples / f"{name}.json").read_text())
     image = cv2.imread(str(samples / f"{name}.jpg"))
     geometry = rules.GAMES[truth["game"]].geometry
@@ -337,7 +339,7 @@ def test_a_webcam_frame_of_640x480_is_searched_for_the_outline_at_1280(game, ind
 def povray_picture(sample: str) -> tuple[BoardPose, np.ndarray]:
     """The true pose and the frame of samples/povray/``sample``, ray traced by tools/povray_scenes.py
     (foreign/: with --foreign-print, a board printed in a style none of the renderer's looks has)."""
-    path = Path(__file__).resolve().parents[1] / "samples" / "povray" / f"{sample}.json"
+    path = SAMPLE_ROOT / "povray" / f"{sample}.json"
     return pose_from_truth(json.loads(path.read_text())), cv2.imread(str(path.with_suffix(".jpg")))
 
 
@@ -447,7 +449,6 @@ def test_a_hexagon_whose_corner_a_stack_bends_is_found_from_four_corners_of_anot
     assert_found("attangle", image, truth)
 
 
-SAMPLE_ROOT = Path(__file__).resolve().parents[1] / "samples"
 SQUARE_PICTURES = sorted(str(p.relative_to(SAMPLE_ROOT).with_suffix("")) for p in (
     *SAMPLE_ROOT.glob("reading/*.json"), *SAMPLE_ROOT.glob("scenes/*.json"), *SAMPLE_ROOT.glob("povray/*.json"))
     if json.loads(p.read_text())["camera"]["kind"] == "square")

@@ -308,7 +308,8 @@ def test_cli_bad_input_is_one_clear_line(cli, calibration, tmp_path):
     assert r.returncode != 0 and "hex board" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("game, seed", [("abande", 1), ("abande", 2), ("attraktion", 3), ("attraktion", 4), ("alva", 5)])
+@pytest.mark.parametrize("game, seed",
+                         [("abande", 1), ("abande", 2), ("attraktion", 3), ("attraktion", 4), ("alva", 5)])
 def test_an_empty_board_is_read_as_empty(game, seed):
     """Abande, Attraktion and Alva start on an empty board: it is as sharp as a full one (its lines
     and cells), and paper grain or cell borders are no pieces."""
