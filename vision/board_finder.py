@@ -478,11 +478,15 @@ def _plausibles(Hs: np.ndarray, model: BoardModel, image_size: tuple[int, int]) 
     return ok
 
 
+def _supporting(offsets: np.ndarray, ratios: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Which probes see their line: inside the picture, a sharp edge within :data:`TOLERANCE_PX`."""
+    return inside & (np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX) & (ratios >= PEAKINESS)
+
+
 def _evaluate(image: np.ndarray, H: np.ndarray, model: BoardModel) -> GridFit:
     radius = float(np.clip(0.3 * _spacing_px(H, model), 3, 8))
     centres, normals, offsets, ratios, inside = _probe_model(image, H, model, radius)
-    near = np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX
-    good = inside & np.isfinite(offsets) & near & (ratios >= PEAKINESS)
+    good = _supporting(offsets, ratios, inside)
     n_in = max(int(inside.sum()), 1)
     quads = [(np.sign(model.samples[:, 0]) == sx) & (np.sign(model.samples[:, 1]) == sy)
              for sx in (-1, 1) for sy in (-1, 1)]
@@ -541,7 +545,7 @@ def _plain_supports(image: np.ndarray, Hs: Sequence[np.ndarray], model: BoardMod
     radii = [float(np.clip(0.3 * d, 3, 8)) for d in _spacings_px(np.array(Hs, float), model)]
     out = []
     for offsets, ratios, inside in _probe_many(image, Hs, model, radii):
-        good = inside & (np.abs(np.nan_to_num(offsets, nan=99)) <= TOLERANCE_PX) & (ratios >= PEAKINESS)
+        good = _supporting(offsets, ratios, inside)
         out.append(float(good.sum()) / max(int(inside.sum()), 1))
     return out
 
