@@ -154,8 +154,8 @@ def _period(positions: list[np.ndarray], weights: list[np.ndarray]) -> float | N
     if span <= 0:
         return None
     periods = np.exp(np.linspace(math.log(span / 14), math.log(span / 2.5), 500))
-    score = sum(np.abs((w[None, :] * np.exp(2j * math.pi * x[None, :] / periods[:, None])).sum(axis=1))
-                for x, w in zip(positions, weights))
+    angles = [(2 * math.pi / periods)[:, None] * x[None, :] for x in positions]
+    score = sum(np.hypot(np.cos(a) @ w, np.sin(a) @ w) for a, w in zip(angles, weights))
     return float(periods[np.flatnonzero(score >= PERIOD_SHARE * score.max()).max()])
 
 
@@ -177,15 +177,14 @@ def _placement(positions: list[np.ndarray], weights: list[np.ndarray], period: f
         top = np.argsort(-covered, kind="stable")[:WINDOWS]
         centre_line = round(-board[0] / (board[1] - board[0]))  # lines from the first to the centre
         options.append([(covered[k], phase + (starts[k] + centre_line) * period) for k in top])
-    best = None
-    for choice in itertools.product(*options):
-        middles = np.array([c for _, c in choice])
-        centre = np.linalg.lstsq(normals, middles, rcond=None)[0]
-        if np.abs(normals @ centre - middles).max() < 0.25 * period:
-            total = sum(w for w, _ in choice)
-            if best is None or total > best[0]:
-                best = (total, centre)
-    return None if best is None else best[1]
+    # Every choice of one window per direction: choice x direction x (covered, middle).
+    choices = np.array(list(itertools.product(*options))).reshape(-1, len(options), 2)
+    middles = choices[..., 1]
+    centres = middles @ np.linalg.pinv(normals).T  # least squares, all choices at once
+    meet = np.abs(centres @ normals.T - middles).max(axis=1) < 0.25 * period
+    if not meet.any():
+        return None
+    return centres[np.argmax(np.where(meet, choices[..., 0].sum(axis=1), -np.inf))]
 
 
 def line_hypotheses(image: np.ndarray, model: BoardModel) -> list[np.ndarray]:
