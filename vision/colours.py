@@ -66,6 +66,11 @@ def channel_sum(colour: np.ndarray, dtype: type | None = None) -> np.ndarray:
     return np.add(np.add(colour[..., 0], colour[..., 1], dtype=dtype), colour[..., 2], dtype=dtype)
 
 
+DARKEST = 0.03
+"""Brightness (0..1) a camera's black level and glare hardly go under: added to brightnesses
+before their ratios are taken, so that noise in the darkest parts makes no great ratio."""
+
+
 def brightness(colour: np.ndarray) -> np.ndarray:
     """Display brightness 0..1 of BGR colours (0..1): the mean of the channels, so a colour cast
     changes it little."""

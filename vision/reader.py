@@ -22,7 +22,7 @@ import rules
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
 from rules.infer import Observation
-from vision.colours import ColourModel, brightness, confidence, reference_brightness
+from vision.colours import DARKEST, ColourModel, brightness, confidence, reference_brightness
 from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
@@ -68,8 +68,6 @@ square, 20 each) black discs on cells printed near black were read empty with a 
 scenes (25 each of Dame 100, Attraktion, Attraktion 8x8, Attangle square, Abande, Accasta) 231 of
 4,993 sure empty points are within 0.05 (shadows of tall stacks, dark cells in a dim light), yet
 benchmarks/turns.py records the same turns on both seeds (one more on seed 1)."""
-DARKEST = 0.03
-"""Brightness (0..1) a camera's black level and glare hardly go under."""
 UNLIKE_EMPTY_TRUST = 0.3
 CELL_DARKER = (0.2, 0.3)
 """An empty point in the middle of a cell whose board looks darker than the cell around it

@@ -32,8 +32,8 @@ import cv2
 import numpy as np
 
 from calibration.camera import BoardPose
-from rules.geometry import Geometry
-from vision.colours import channel_sum
+from rules.geometry import Geometry, hex_lines
+from vision.colours import DARKEST, brightness, channel_sum
 
 RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
 """Where on the far rim to look, degrees from the direction straight away from the camera."""
@@ -87,6 +87,14 @@ nearest the camera: beyond a disc set off its point (14.5 + 2.5 mm), so the disc
 does not cover them, and inside the 38 mm cell, whose corners are 26.9 mm away."""
 SILHOUETTE_MARGIN_MM = 2.5
 """Discs sit up to about this far off their point: nearer stacks are drawn this much larger."""
+LINE_RING_FRACTIONS = (0.45, 0.7)
+"""Where the printed lines that meet at a hex point are looked at (shares of a disc's radius
+from the point, on each line and halfway between two): inside a disc standing there even
+set off by :data:`SILHOUETTE_MARGIN_MM`, so a stack hides them all, and clear of a printed
+point mark.  See :func:`printed_lines`."""
+LINE_BESIDE_MM = 4.0
+"""How far beside a printed line's midpoint (mm) the board is read to see the line's contrast
+in the frame: about as far from the line as the samples between two lines at a point."""
 
 
 @dataclass
@@ -107,6 +115,10 @@ class _PointSamples:
     """Per layer k: pixels on the side facing the camera."""
     cap: list[np.ndarray]
     """Per height h = 0..H: pixels on the top face (h = 0: the board at the point)."""
+    lines: np.ndarray
+    """Rings on the board around the point, every 30 degrees from 0 (board frame), one ring per
+    :data:`LINE_RING_FRACTIONS`: on the hex side, the even places lie on the lines that may
+    meet at the point, the odd ones between them (none on the square side)."""
     side_px: float = 0.0
     """How tall one layer's side looks in pixels (0 seen from straight above)."""
     watched: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
@@ -220,6 +232,29 @@ class StackModel:
         for k in range(count):
             self.outline_places[k, :places[k]] = np.flatnonzero(self.outline_groups == k)
         self.band_index, self.band_valid = self._band_table()
+        self.line_ways, self.line_beside_px = self._printed_lines(pos)
+
+    def _printed_lines(self, pos: dict[str, tuple[float, float]]) -> tuple[np.ndarray | None, np.ndarray]:
+        """On the hex side, which of the six ways from each point (every 60 degrees from 0,
+        board frame) a printed line runs (points x 6, bool), and each line's midpoint with
+        the places :data:`LINE_BESIDE_MM` either side of it (lines x 3 x 2, pixels); None
+        and an empty array on the square side, whose points have no lines through them or
+        lie where cells of two shades meet."""
+        if self.geometry.kind != "hex":
+            return None, np.zeros((0, 3, 2), np.float32)
+        index = {n: i for i, n in enumerate(self.names)}
+        ways = np.zeros((len(self.names), 6), bool)
+        places = []
+        for a, b in hex_lines():
+            p, q = np.array(pos[a]), np.array(pos[b])
+            for i, d in ((index[a], q - p), (index[b], p - q)):
+                ways[i, int(round(math.degrees(math.atan2(d[1], d[0])) / 60.0)) % 6] = True
+            along = (q - p) / np.linalg.norm(q - p)
+            beside = LINE_BESIDE_MM * np.array([-along[1], along[0]])
+            middle = (p + q) / 2
+            places.append([middle, middle + beside, middle - beside])
+        px = self.pose.project(np.array(places).reshape(-1, 2))
+        return ways, px.reshape(-1, 3, 2).astype(np.float32)
 
     def _samples(self) -> tuple[np.ndarray, list[_PointSamples]]:
         """Every point's block of samples (points x samples x 3, mm), all points at once: the
@@ -258,13 +293,17 @@ class StackModel:
         front = [add(self.front_mm(cx, cy, towards, k)) for k in range(H)]
         # The board at the point is read between the lines that meet there (BOARD_RING_DEG).
         cap = [add(self.cap_mm(cx, cy, h, BOARD_RING_DEG[self.geometry.kind] if h == 0 else 0.0)) for h in range(H + 1)]
-        watched = np.sort(np.concatenate([*watched, *front, *cap]))
+        lines = np.zeros(0, int)
+        if self.geometry.kind == "hex":
+            every_30 = np.radians(np.arange(0.0, 360.0, 30.0))
+            lines = add(np.concatenate([_circle(cx, cy, f * r, 0.0, every_30) for f in LINE_RING_FRACTIONS], axis=-2))
+        watched = np.sort(np.concatenate([*watched, *front, *cap, lines]))
         # How tall a layer's side looks: the front point at the foot and one layer up.
         foot = self.pose.project(np.stack([np.column_stack([cx + r * np.cos(towards), cy + r * np.sin(towards),
                                                             np.full(n, z)]) for z in (0.0, L)], axis=1).reshape(-1, 3))
         side_px = np.hypot(*(foot[1::2] - foot[0::2]).T)
         return np.concatenate(pts, axis=1), [
-            _PointSamples(rim, near, side, front, cap, side_px=float(side_px[i]), directions=outward[i],
+            _PointSamples(rim, near, side, front, cap, lines, side_px=float(side_px[i]), directions=outward[i],
                           watched=watched)
             for i in range(n)]
 
@@ -574,6 +613,52 @@ def nan_percentile(a: np.ndarray, q: float, axis: int = -1) -> np.ndarray:
     low, high = np.take_along_axis(s, lo, axis=axis), np.take_along_axis(s, hi, axis=axis)
     value = np.where(hi > lo, low + (at - lo) * (high - low), low)
     return np.squeeze(np.where(n > 0, value, np.nan), axis=axis)
+
+
+def printed_lines(model: StackModel, frame: FrameSamples, points: np.ndarray, vis: np.ndarray,
+                  usual: float) -> np.ndarray:
+    """How plainly the printed lines that meet at each of ``points`` (hex side) show around
+    it, as a share of ``usual``, how plainly the frame shows them where no disc stands
+    (:func:`line_contrast`): 1 as an empty point, 0 hidden by a disc whatever its colour.  NaN
+    where fewer than two of the places are in view (``vis``: the points' samples'
+    visibility, :meth:`StackModel.visible`), where the lines are too faint to tell
+    (:data:`MIN_LINE_CONTRAST`), and on the square side.
+
+    A line's contrast at a place is the log of the ratio of brightness on the line to that
+    halfway to the next lines on either side (:data:`vision.colours.DARKEST` added to each),
+    the median over the lines and rings of :data:`LINE_RING_FRACTIONS`; the frame's is the
+    same at the lines' midpoints (:func:`line_contrast`).  A stack hides every one of these
+    places, so this tells a black disc on a board printed near black from the board, where
+    its outline and colour hardly do."""
+    out = np.full(len(points), np.nan)
+    idx = model.points[0].lines
+    if not len(idx) or not abs(usual) >= MIN_LINE_CONTRAST:
+        return out
+    level = np.log(brightness(frame.colour[model.starts[points][:, None] + idx]) + DARKEST)
+    level = np.where(vis[:, idx], level, np.nan).reshape(len(points), len(LINE_RING_FRACTIONS), 12)
+    on, between = level[..., 0::2], level[..., 1::2]  # between[k]: 30 + 60k degrees
+    contrast = on - (between + np.roll(between, 1, axis=-1)) / 2
+    contrast = np.where(model.line_ways[points][:, None, :], contrast, np.nan).reshape(len(points), -1)
+    enough = np.sum(np.isfinite(contrast), axis=1) >= 2
+    out[enough] = nan_percentile(contrast[enough], 50) / usual
+    return out
+
+
+MIN_LINE_CONTRAST = 0.05
+"""Lines whose brightness is within this of the board's beside them (log of the ratio) are too
+faint to tell a point covered from one not (:func:`printed_lines`)."""
+
+
+def line_contrast(model: StackModel, frame: FrameSamples) -> float:
+    """How the frame's printed lines stand out from the board beside them where no disc stands:
+    the median over the lines' midpoints of the log of the ratio of brightnesses (positive
+    for lines lighter than the board; the median, as stacks may hide a few); NaN on the
+    square side."""
+    px = model.line_beside_px
+    if not len(px) or frame.crop is None:
+        return float("nan")
+    level = np.log(brightness(frame.crop.colours(px.reshape(-1, 2)).reshape(-1, 3, 3) / 255.0) + DARKEST)
+    return float(np.median(level[:, 0] - (level[:, 1] + level[:, 2]) / 2))
 
 
 HIDDEN_LAYER = 0.3
