@@ -95,12 +95,14 @@ def test_glossy_black_tops_seen_from_above_are_black(name):
 def test_black_men_on_the_near_black_cells_of_a_slate_board_are_mostly_read_and_never_surely_missed():
     """A dark (slate) board: the black men on its near-black cells show hardly any outline.
     Fitted on our renderer's lighter looks alone, the reader took 11 of the 20 black men for
-    empty cells; fitted on slate boards too, 6 (all the far ones, at 0.07-0.11).  A man read
-    empty is never sure of it, so a move the rules explain overrules the reading."""
+    empty cells; fitted on slate boards too, 6 (all the far ones, at 0.07-0.11); with the patch
+    net's word on whether a disc stands there counting more where nothing hides the point
+    (:data:`vision.heights.PATCH_EMPTY_WEIGHT`), 2.  A man read empty is never sure of it, so
+    a move the rules explain overrules the reading."""
     truth = sample("slate-dame")[1]["points"]
     errors = wrong("slate-dame")
     assert all(s == "b" and got == "" for s, got, _ in errors.values()), errors
-    assert len(errors) <= sum(s == "b" for s in truth.values()) // 3, errors
+    assert len(errors) <= sum(s == "b" for s in truth.values()) // 6, errors
     assert all(conf < LOW_CONFIDENCE for _, _, conf in errors.values()), errors
 
 
