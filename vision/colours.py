@@ -77,6 +77,12 @@ def brightness(colour: np.ndarray) -> np.ndarray:
     return channel_sum(np.asarray(colour), float) / 3
 
 
+def log_brightness(colour: np.ndarray) -> np.ndarray:
+    """The log of :func:`brightness` plus :data:`DARKEST`: differences of it are ratios of
+    brightness, which a shadow or the lamp's fall-off leaves as they are."""
+    return np.log(brightness(colour) + DARKEST)
+
+
 def reference_brightness(frame) -> float:
     """The brightness of a frame's brightest surfaces: the 95th percentile over every fourth of
     its samples (``frame``: a :class:`vision.stacks.FrameSamples`; its tens of thousands of

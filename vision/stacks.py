@@ -33,7 +33,7 @@ import numpy as np
 
 from calibration.camera import BoardPose
 from rules.geometry import Geometry, hex_lines
-from vision.colours import DARKEST, brightness, channel_sum
+from vision.colours import channel_sum, log_brightness
 
 RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
 """Where on the far rim to look, degrees from the direction straight away from the camera."""
@@ -625,7 +625,7 @@ def printed_lines(model: StackModel, frame: FrameSamples, points: np.ndarray, vi
     (:data:`MIN_LINE_CONTRAST`), and on the square side.
 
     A line's contrast at a place is the log of the ratio of brightness on the line to that
-    halfway to the next lines on either side (:data:`vision.colours.DARKEST` added to each),
+    halfway to the next lines on either side (:func:`vision.colours.log_brightness`),
     the median over the lines and rings of :data:`LINE_RING_FRACTIONS`; the frame's is the
     same at the lines' midpoints (:func:`line_contrast`).  A stack hides every one of these
     places, so this tells a black disc on a board printed near black from the board, where
@@ -634,7 +634,7 @@ def printed_lines(model: StackModel, frame: FrameSamples, points: np.ndarray, vi
     idx = model.points[0].lines
     if not len(idx) or not abs(usual) >= MIN_LINE_CONTRAST:
         return out
-    level = np.log(brightness(frame.colour[model.starts[points][:, None] + idx]) + DARKEST)
+    level = log_brightness(frame.colour[model.starts[points][:, None] + idx])
     level = np.where(vis[:, idx], level, np.nan).reshape(len(points), len(LINE_RING_FRACTIONS), 12)
     on, between = level[..., 0::2], level[..., 1::2]  # between[k]: 30 + 60k degrees
     contrast = on - (between + np.roll(between, 1, axis=-1)) / 2
@@ -657,7 +657,7 @@ def line_contrast(model: StackModel, frame: FrameSamples) -> float:
     px = model.line_beside_px
     if not len(px) or frame.crop is None:
         return float("nan")
-    level = np.log(brightness(frame.crop.colours(px.reshape(-1, 2)).reshape(-1, 3, 3) / 255.0) + DARKEST)
+    level = log_brightness(frame.crop.colours(px.reshape(-1, 2)).reshape(-1, 3, 3) / 255.0)
     return float(np.median(level[:, 0] - (level[:, 1] + level[:, 2]) / 2))
 
 
