@@ -79,11 +79,21 @@ class CaptureSource(FrameSource):
         reported = self._cap.get(cv2.CAP_PROP_FPS)
         self.fps = fps or (reported if reported and reported > 0 else 30.0)
         self._max_failures = max_failures
+        self._first: np.ndarray | None = None
+        if not self.is_camera:
+            # A file OpenCV opens may still hold no frame it can decode (e.g. a damaged picture).
+            ok, self._first = self._cap.read()
+            if not ok or self._first is None:
+                self._cap.release()
+                raise SourceError(f"cannot read a frame from {self.description} (not a video OpenCV can decode)")
 
     def __iter__(self) -> Iterator[Frame]:
         index, failures, start = 0, 0, time.monotonic()
         while True:
-            ok, image = self._cap.read()
+            if self._first is not None:
+                ok, image, self._first = True, self._first, None
+            else:
+                ok, image = self._cap.read()
             if not ok or image is None:
                 if not self.is_camera:
                     self.ended_by = "end of video"

@@ -56,9 +56,24 @@ def test_bad_sources_give_clear_errors(tmp_path):
     (tmp_path / "junk.mp4").write_bytes(b"not a video at all")
     with pytest.raises(SourceError, match="cannot open"):
         open_source(str(tmp_path / "junk.mp4"))
+    (tmp_path / "damaged.jpg").write_bytes(b"\xff\xd8 not a picture")  # OpenCV opens it, decodes no frame
+    with pytest.raises(SourceError, match="cannot (open|read a frame from) video"):
+        open_source(str(tmp_path / "damaged.jpg"))
     (tmp_path / "empty").mkdir()
     with pytest.raises(SourceError, match="no image files"):
         open_source(str(tmp_path / "empty"))
+
+
+def test_a_video_gives_its_first_frame_too(tmp_path):
+    """The first frame, read when the file is opened to check it holds one, is not lost."""
+    path = tmp_path / "three.avi"
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    for i in range(3):
+        out.write(np.full((48, 64, 3), 40 + 80 * i, np.uint8))
+    out.release()
+    frames = list(open_source(str(path)))
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert [round(float(f.image.mean()) / 40) for f in frames] == [1, 3, 5]
 
 
 def test_stillness_waits_for_the_settle_time_and_ignores_flicker():
