@@ -18,7 +18,9 @@ read wrong yet sure (confidence at least :data:`rules.infer.LOW_CONFIDENCE`, so 
 inference takes them as read), and the median time to prepare a pose (once per board
 placement) and to read a frame with the pose known, on one core.  ``--find N`` also times
 the board finder plus reading, and the full-stack accuracy with the found pose (turned to the truth's
-White's side).
+White's side).  A second table gives ``stack?`` and ``clean?`` by how steeply the camera looks
+down (:data:`ELEVATION_BANDS`): a layer's side looks thinner the steeper the view, and hidden
+layers are more common the flatter.
 
 Targets (issue 5): full stack right on 99.9% of points, 98% of images without an error,
 30 ms per frame with the pose known and 0.5 s with board finding.
@@ -98,6 +100,10 @@ def effect_argument(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
 
 
+ELEVATION_BANDS = ((0.0, 45.0), (45.0, 60.0), (60.0, 90.0))
+"""Camera elevations (degrees above the board) the second table splits the images by."""
+
+
 def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int]]:
     """Per point of ``stacks`` (the truth), its lower layers that cannot be seen: hidden by
     the stacks in front or too flat, where a ``?`` is the right reading."""
@@ -152,6 +158,8 @@ def main() -> None:
             wrong += got != want
         st["image"].append(wrong == 0)
         st["honest_image"].append(dishonest == 0)
+        st["elevation"].append(pose.elevation_deg())
+        st["dishonest"].append((dishonest, len(truth["points"])))
         if len(st["found"]) < args.find:
             from vision.board_finder import BoardNotFound, board_model, find_board
             from vision.tracking import nearest_orientation
@@ -178,6 +186,12 @@ def main() -> None:
             "sure_and_wrong": float(np.mean(st["sure_wrong"])),
             "prepare_ms": 1000 * statistics.median(st["prepare"]), "read_ms": 1000 * statistics.median(st["read"]),
         }
+        elevation, dishonest = np.array(st["elevation"]), np.array(st["dishonest"])
+        report[game]["by_elevation"] = {
+            f"{lo:g}-{hi:g}": {"images": int(inside.sum()),
+                               "full_stack_or_unseen": float(1 - dishonest[inside, 0].sum() / dishonest[inside, 1].sum()),
+                               "images_without_error_or_unseen": float(np.mean(dishonest[inside, 0] == 0))}
+            for lo, hi in ELEVATION_BANDS for inside in [(elevation > lo) & (elevation <= hi)] if inside.any()}
         if st["found"]:
             report[game].update(found_full_stack=float(np.mean(st["found"])),
                                 find_and_read_s=statistics.median(st["find_time"]))
@@ -192,6 +206,13 @@ def main() -> None:
               f"{r['full_stack_or_unseen']:7.4f} {r['images_without_error']:7.4f} "
               f"{r['images_without_error_or_unseen']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} "
               f"{r['read_ms']:8.0f}{extra}")
+    bands = [f"{lo:g}-{hi:g}" for lo, hi in ELEVATION_BANDS]
+    print(f"\nby the camera's elevation (degrees): stack?, clean?, images\n{'game':16}"
+          + "".join(f" {b + ' deg':>21}" for b in bands))
+    for game, r in report.items():
+        cells = [r["by_elevation"].get(b) for b in bands]
+        print(f"{game:16}" + "".join(f" {c['full_stack_or_unseen']:7.4f} {c['images_without_error_or_unseen']:7.4f}"
+                                     f" {c['images']:5d}" if c else f" {'-':>21}" for c in cells))
 
 
 if __name__ == "__main__":
