@@ -241,16 +241,17 @@ LINES_EVEN = 0.27
 LINES_NATS = (-4.0, 1.0)
 """How much likelier (nats) an empty point is than a stack for how plainly the printed lines
 show around it (:func:`lines_log_odds`): :data:`LINES_SLOPE` nats per unit of
-:func:`vision.stacks.printed_lines` from :data:`LINES_EVEN`, within these bounds.  On 2,560
-rendered stills of the hex games (ours and slate, true pose, nearer stacks hiding what they
-hide), shares under 0.1 were 8,113 stacks and 1 empty point, 0.1-0.2 403 and 21, 0.2-0.3 137
-and 60, 0.3-0.4 66 and 189, over 0.6 41 and 7,730: the bound against an empty point is the
-larger, as a mixed stack seen from the side can show stripes where the lines would be."""
+:func:`vision.stacks.printed_lines` from :data:`LINES_EVEN`, within these bounds.  On 496
+rendered stills of the hex games (ours at 1280x720 and slate, true pose, nearer stacks hiding
+what they hide; 18,352 points), shares under 0.1 were 8,113 stacks and 1 empty point, 0.1-0.2
+403 and 21, 0.2-0.3 137 and 60, 0.3-0.4 66 and 189, over 0.6 41 and 7,730: the bound against
+an empty point is the larger, as a mixed stack seen from the side can show stripes where the
+lines would be."""
 LINES_PLAIN = 0.4
 """Printed lines whose contrast (:func:`vision.stacks.line_contrast`, absolute) is under this
 count for less, in proportion to its square: where the lines are faint (small frames, thin
-lines) a share is mostly noise.  On 3,000 stills of the hex games (ours at 640x480 to
-1280x720, slate), with the contrast under 0.25 a twentieth of the stacks showed more than
+lines) a share is mostly noise.  On 736 stills of the hex games (those and ours at 640x480
+and 800x600), with the contrast under 0.25 a twentieth of the stacks showed more than
 0.33-0.64 of it, with 0.4-0.7 more than 0.12."""
 
 
