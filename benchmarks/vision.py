@@ -187,11 +187,13 @@ def main() -> None:
             "prepare_ms": 1000 * statistics.median(st["prepare"]), "read_ms": 1000 * statistics.median(st["read"]),
         }
         elevation, dishonest = np.array(st["elevation"]), np.array(st["dishonest"])
-        report[game]["by_elevation"] = {
-            f"{lo:g}-{hi:g}": {"images": int(inside.sum()),
-                               "full_stack_or_unseen": float(1 - dishonest[inside, 0].sum() / dishonest[inside, 1].sum()),
-                               "images_without_error_or_unseen": float(np.mean(dishonest[inside, 0] == 0))}
-            for lo, hi in ELEVATION_BANDS for inside in [(elevation > lo) & (elevation <= hi)] if inside.any()}
+        bands = report[game]["by_elevation"] = {}
+        for lo, hi in ELEVATION_BANDS:
+            bad, points = dishonest[(elevation > lo) & (elevation <= hi)].T
+            if len(points):
+                bands[f"{lo:g}-{hi:g}"] = {"images": len(points),
+                                           "full_stack_or_unseen": float(1 - bad.sum() / points.sum()),
+                                           "images_without_error_or_unseen": float(np.mean(bad == 0))}
         if st["found"]:
             report[game].update(found_full_stack=float(np.mean(st["found"])),
                                 find_and_read_s=statistics.median(st["find_time"]))
