@@ -11,9 +11,10 @@ effect it draws, at 1280x720) or from folders written by ``tacticblue scenes ren
 model was not fitted on).
 For every game it prints the share of points whose top colour, height and full stack
 were read right (a ``?`` layer counts as wrong), the share of images read without a
-single error, the same two counting as right a ``?`` on a lower layer that the truth's
-stacks in front hide or whose side is too flat to see (``stack?``, ``clean?``;
-:func:`vision.reader.shown_layers`: the issue asks for ``?`` there), the share of points
+single error, the same two counting as right a ``?`` on a layer that the truth's stacks
+in front hide or whose side is too flat to see, the top layer only where its top face is
+hidden too (``stack?``, ``clean?``; :func:`vision.reader.shown_layers`: the issue asks for
+``?`` there), the share of points
 read wrong yet sure (confidence at least :data:`rules.infer.LOW_CONFIDENCE`, so the move
 inference takes them as read), and the median time to prepare a pose (once per board
 placement) and to read a frame with the pose known, on one core.  ``--find N`` also times
@@ -105,13 +106,17 @@ ELEVATION_BANDS = ((0.0, 45.0), (45.0, 60.0), (60.0, 90.0))
 
 
 def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int]]:
-    """Per point of ``stacks`` (the truth), its lower layers that cannot be seen: hidden by
-    the stacks in front or too flat, where a ``?`` is the right reading."""
+    """Per point of ``stacks`` (the truth), its layers that cannot be seen, where a ``?`` is the
+    right reading: a side hidden by the stacks in front or too flat, and for the top layer its
+    top face hidden too."""
     model = reader.model
     heights = np.array([len(stacks.get(n, "")) for n in model.names])
     every = np.arange(len(model.names))
-    shown = shown_layers(model, every, heights, model.visible(every, heights))
-    return {n: {k for k in range(heights[i] - 1) if not shown[i, k]} for i, n in enumerate(model.names)}
+    visible = model.visible(every, heights)
+    shown = shown_layers(model, every, heights, visible)
+    top_seen = np.take_along_axis(visible, model.cap_index[heights], axis=1).any(axis=1)
+    return {n: {k for k in range(heights[i]) if not shown[i, k] and (k < heights[i] - 1 or not top_seen[i])}
+            for i, n in enumerate(model.names)}
 
 
 def main() -> None:
