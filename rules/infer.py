@@ -47,8 +47,9 @@ and on the turn type:
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable, Iterator, Literal, Sequence
 
 from rules.base import COLOUR_NAMES, Board, Outcome, other
 
@@ -395,9 +396,10 @@ class GameState:
         self.tentative: list[Any] = []
         """Turns the last board may have shown without being sure: the one legal turn that fits
         a change seen only on uncertain readings (no turn on its own: a shadow may look like a
-        piece), or the candidates of an ambiguous board.  If the next board fits no single
-        turn, each of them followed by a reply is tried, so one unsure or ambiguous reading of
-        a real turn does not make every later board illegal."""
+        piece), or the candidates of an ambiguous board; with a turn :attr:`pending`, the
+        replies to it.  If the next board fits no single turn, each of them followed by a
+        reply is tried, so one unsure or ambiguous reading of a real turn does not make every
+        later board illegal."""
         self.low_confidence = low_confidence
         self.misread: dict[int, tuple[str, str]] = {}
         """Readings the players have said are wrong (:meth:`accept`): point index -> (the stack
@@ -797,27 +799,51 @@ def _restored(state: GameState, seen: _Seen) -> Inference | None:
 
 def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> Inference | None:
     """The opponent already replied (or, with ``partial``, started to): confirm the pending
-    turn, or a pass, and match the reply in the position after it."""
+    turn, or a pass, and match the reply in the position after it; or, the reply to the
+    pending turn having been seen only unsure (:attr:`GameState.tentative`), the turn after
+    that reply."""
     board = state.board
     unseen: dict[int, frozenset[int]] = {}  # index in firsts of a turn maybe not seen -> the points it changes
     if state.pending is not None:
-        firsts = [state.pending]
+        firsts: list[tuple[Any, ...]] = [(state.pending,)]
     else:
-        firsts = list(state.tentative)
+        firsts = [(t,) for t in state.tentative]
         for turn, points in _unseen_turns(state, seen, state.tentative):
             unseen[len(firsts)] = points
-            firsts.append(turn)
-        firsts += [t for t, changes in state.position().results if not changes]  # passes
+            firsts.append((turn,))
+        firsts += [(t,) for t, changes in state.position().results if not changes]  # passes
     if partial:
         for first in firsts:
-            board.push(first)
-            try:
-                found = _partial(state, state.position(), seen, (first,))
-            finally:
-                board.pop()
+            with _pushed(board, first):
+                found = _partial(state, state.position(), seen, first)
             if found is not None:
                 return found
         return None
+    found = _reply_after(state, seen, done, firsts, unseen)
+    if found is None and state.pending is not None and state.tentative:
+        # The reply itself was seen only unsure (the board was taken as unchanged): the pending
+        # turn, that reply and a turn after it.
+        found = _reply_after(state, seen, done, [(state.pending, reply) for reply in state.tentative], {})
+    return found
+
+
+@contextmanager
+def _pushed(board: Board[Any], turns: tuple[Any, ...]) -> Iterator[None]:
+    """``board`` with ``turns`` played, taken back afterwards."""
+    for t in turns:
+        board.push(t)
+    try:
+        yield
+    finally:
+        for _ in turns:
+            board.pop()
+
+
+def _reply_after(state: GameState, seen: _Seen, done: bool, firsts: list[tuple[Any, ...]],
+                 unseen: dict[int, frozenset[int]]) -> Inference | None:
+    """:func:`_reply`'s match of one turn after each of ``firsts`` (turns played before it;
+    ``unseen``: index in ``firsts`` -> the points of a first turn maybe not seen at all)."""
+    board = state.board
     # A first turn whose reply fits every point beats one whose reply overrides readings, and
     # of those the one overriding the least sure readings wins, whichever was tried first (the
     # candidates of an ambiguous board come in no such order); where several first turns fit
@@ -826,20 +852,17 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     exacts: list[Inference] = []
     fitting: list[Inference] = []
     for n, first in enumerate(firsts):
-        board.push(first)
-        try:
+        with _pushed(board, first):
             pos = state.position()
             exact, override = _match_turns(board, pos, seen, board.stacks)
             if n in unseen:  # nothing was seen of it: its reply may overrule no other reading
                 override = [m for m in override if unseen[n].issuperset(m.overridden)]
             if exact:
-                exacts.append(_turn_inference(state, pos, (first,), exact, seen, done))
+                exacts.append(_turn_inference(state, pos, first, exact, seen, done))
             elif override and not exacts:
-                found = _turn_inference(state, pos, (first,), override, seen, done)
+                found = _turn_inference(state, pos, first, override, seen, done)
                 if found.kind == "turn":  # overriding readings, the reply must be one turn
                     fitting.append(found)
-        finally:
-            board.pop()
     if len(exacts) == 1:
         return exacts[0]
     if exacts:
@@ -891,9 +914,16 @@ def _tentative(state: GameState, observation: Observation) -> list[Any]:
     exactly the points whose (unsure) readings changed (a disc just placed may be read unsure
     as two, but it is where the change is), or only some of them, each to what was read there
     (the turn read unsure, and a misreading elsewhere).  One turn per resulting board, and
-    none where more than :data:`MAX_CANDIDATES` boards would do."""
+    none where more than :data:`MAX_CANDIDATES` boards would do.  With a turn pending, the
+    replies to it (after it)."""
     if state.pending is not None:
-        return []
+        with _pushed(state.board, (state.pending,)):
+            return _tentative_turns(state, observation)
+    return _tentative_turns(state, observation)
+
+
+def _tentative_turns(state: GameState, observation: Observation) -> list[Any]:
+    """:func:`_tentative` in the position on ``state.board``."""
     board = state.board
     fits = board.stack_fits
     sure = _Seen.of(board, observation, 0.0, state.misreadings(observation))  # every reading taken at its word

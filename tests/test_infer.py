@@ -619,3 +619,26 @@ def test_cli_infer_rejects_bad_observations(cli, tmp_path) -> None:
         run = cli("rules", "infer", "--game", "accasta", "--observation", bad)
         assert run.returncode == 2 and words in run.stderr, run.stderr
         assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_reply_to_a_pending_turn_seen_only_unsure_is_played_when_the_next_turn_shows_it() -> None:
+    """Black's turn may go on (pending); White's reply is read only unsure, so the board is
+    taken as unchanged.  Black's next turn then shows three turns since the record, which no
+    one turn nor a reply explains: the pending turn, the reply kept tentative and a turn
+    after it do (benchmarks/turns.py: Accasta, seed 1, turn 35, left to the players before)."""
+    state, camera = GameState(new_game("accasta")), new_game("accasta")
+    for notation in ("b4:2-c5", "f4:-e5"):
+        camera.push_notation(notation)
+        state.update(Observation(camera.visible()))
+    assert state.pending is not None and state.board.ply == 1
+    before = camera.visible()
+    camera.push_notation("a1:2-b1")
+    unsure = {p: 0.3 for p, s in camera.visible().items() if s != before[p]}
+    assert state.update(Observation(camera.visible(), unsure)).kind == "unchanged"
+    assert state.tentative  # replies to the pending turn that fit the unsure readings
+    camera.push_notation("g4:-f5")
+    result = state.update(Observation(camera.visible()))
+    assert result.kind == "turn", result.message
+    assert result.candidates[0].notations[0] == "f4:-e5" and len(result.candidates[0].notations) == 3
+    state.turn_done()
+    assert state.board.ply == 4 and state.board.key() == camera.key()
