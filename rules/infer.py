@@ -608,7 +608,21 @@ def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[
                 continue
             evidence = sum(1 for i in changes if seen.stacks[i] is not None and "?" not in seen.stacks[i])
             (override if bad else exact).append(_Match(n, bad, evidence))
-    return exact, override
+    return exact, _undominated(override)
+
+
+def _undominated(matches: list[_Match]) -> list[_Match]:
+    """The matches no other match beats on every reading: one overriding a strict subset of
+    another's overridden readings explains all that one does and more (a turn that also
+    needs the unsure readings where the other fits to be misread is the likelier only by
+    chance).
+
+    >>> found = [_Match(0, [3], 1), _Match(1, [3, 5], 1), _Match(2, [7], 1), _Match(3, [3], 2)]
+    >>> [m.index for m in _undominated(found)]  # 1 needs 5 misread as well as 3, where 0 fits
+    [0, 2, 3]
+    """
+    sets = [frozenset(m.overridden) for m in matches]
+    return [m for m, mine in zip(matches, sets) if not any(other < mine for other in sets)]
 
 
 def _disagreements(board: Board[Any], seen: _Seen, outside: list[int], changes: Changes) -> list[int]:
