@@ -439,13 +439,8 @@ class GameState:
 
     def visible_now(self) -> list[str]:
         """The stacks the board should show now (after the pending turn, if any)."""
-        if self.pending is None:
+        with _pushed(self.board, () if self.pending is None else (self.pending,)):
             return list(self.board.stacks)
-        self.board.push(self.pending)
-        try:
-            return list(self.board.stacks)
-        finally:
-            self.board.pop()
 
     def push(self, turns: Iterable[Any]) -> None:
         for t in turns:
@@ -635,9 +630,8 @@ def _disagreements(board: Board[Any], seen: _Seen, outside: list[int], changes: 
 def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) -> dict[int, Any]:
     out = {}
     for n in indices:
-        board.push(pos.results[n][0])
-        out[n] = board.key()
-        board.pop()
+        with _pushed(board, (pos.results[n][0],)):
+            out[n] = board.key()
     return out
 
 
