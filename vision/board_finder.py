@@ -231,7 +231,9 @@ def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, ra
     an edge peak with the opposite colour change within this distance, on one plain ground,
     is one side of a line, and the line lies midway.  ``None``: no middles.  ``beyond``: a
     probe that sees no edge within the radius looks for a wide line's side up to half that
-    width beyond it (the line's middle must still be within the radius)."""
+    width beyond it, and takes a wide line's middle as far off (a fit that slid on to one side
+    of every line in the first, wide windows, where middles are not used, is brought back to
+    them)."""
     r = max(1, int(math.ceil(radius)))
     wide = 0 if max_width is None else int(math.ceil(float(np.max(max_width))))
     reach = r + min(wide, 3 * HALF) // 2 if beyond else r
@@ -259,7 +261,7 @@ def _probe_lines(image: np.ndarray, centres: np.ndarray, normals: np.ndarray, ra
                                          np.broadcast_to(max_width, k.shape))
     ratio = np.take_along_axis(mag, k[:, None], axis=1).ravel() / (background + 1.0)
     side = (total > 0) & (np.abs(offset) < reach)
-    middle = np.where(side & (np.abs(middle) < r), middle, np.nan)
+    middle = np.where(side & (np.abs(middle) < reach), middle, np.nan)
     offset = np.where((total > 0) & (np.abs(offset) < r), offset, np.nan)
     return offset, middle, ratio, one_side & side
 
