@@ -63,6 +63,8 @@ like two); a turn itself changes points read far surer than that."""
 
 MAX_CANDIDATES = 12
 """Ambiguous and partial answers list at most this many readings, best first."""
+TENTATIVE_TURNS = 3
+"""At most this many turns in a row seen only unsure are kept tentative (:attr:`GameState.tentative`)."""
 REPLY_TIE = 0.05
 """Turns confirmed with a reply that fit the board by overriding readings, scored by how
 unsure those readings are (the product of one minus their confidences), are told apart only
@@ -393,13 +395,14 @@ class GameState:
     def __init__(self, board: Board[Any], low_confidence: float = LOW_CONFIDENCE) -> None:
         self.board = board
         self.pending: Any = None
-        self.tentative: list[Any] = []
-        """Turns the last board may have shown without being sure: the one legal turn that fits
-        a change seen only on uncertain readings (no turn on its own: a shadow may look like a
-        piece), or the candidates of an ambiguous board; with a turn :attr:`pending`, the
-        replies to it.  If the next board fits no single turn, each of them followed by a
-        reply is tried, so one unsure or ambiguous reading of a real turn does not make every
-        later board illegal."""
+        self.tentative: list[tuple[Any, ...]] = []
+        """Turns the last board may have shown without being sure, each a sequence of turns from
+        the record (after the :attr:`pending` turn, if any): the one legal turn that fits a change
+        seen only on uncertain readings (no turn on its own: a shadow may look like a piece), or
+        the candidates of an ambiguous board; and where the board before was unsure too, its
+        tentative turns followed by a reply that fits (up to :data:`TENTATIVE_TURNS`).  If the
+        next board fits no single turn, each of them followed by a turn is tried, so unsure or
+        ambiguous readings of real turns do not make every later board illegal."""
         self.low_confidence = low_confidence
         self.misread: dict[int, tuple[str, str]] = {}
         """Readings the players have said are wrong (:meth:`accept`): point index -> (the stack
@@ -496,7 +499,7 @@ class GameState:
         if result.kind == "unchanged" and not done:
             self.tentative = _tentative(self, observation)
         elif result.kind == "ambiguous" and self.pending is None:
-            self.tentative = [c.turns[0] for c in result.candidates if len(c.turns) == 1]
+            self.tentative = [c.turns for c in result.candidates if len(c.turns) == 1]
         else:
             self.tentative = []
         if result.kind == "turn":
@@ -815,8 +818,8 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     if state.pending is not None:
         firsts: list[tuple[Any, ...]] = [(state.pending,)]
     else:
-        firsts = [(t,) for t in state.tentative]
-        for turn, points in _unseen_turns(state, seen, state.tentative):
+        firsts = list(state.tentative)
+        for turn, points in _unseen_turns(state, seen, [line[0] for line in state.tentative]):
             unseen[len(firsts)] = points
             firsts.append((turn,))
         firsts += [(t,) for t, changes in state.position().results if not changes]  # passes
@@ -831,7 +834,7 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     if found is None and state.pending is not None and state.tentative:
         # The reply itself was seen only unsure (the board was taken as unchanged): the pending
         # turn, that reply and a turn after it.
-        found = _reply_after(state, seen, done, [(state.pending, reply) for reply in state.tentative], {})
+        found = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
     return found
 
 
@@ -916,18 +919,24 @@ def _one_per_board(results: Iterable[tuple[Any, Changes]]) -> list[tuple[Any, Ch
     return list(boards.values()) if len(boards) <= MAX_CANDIDATES else []
 
 
-def _tentative(state: GameState, observation: Observation) -> list[Any]:
+def _tentative(state: GameState, observation: Observation) -> list[tuple[Any, ...]]:
     """The turns an observation inferred ``unchanged`` may have been if some of its uncertain
-    readings were right: the legal turns fitting every seen point, or else those changing
+    readings were right (:attr:`GameState.tentative`, each a sequence of turns after the
+    pending turn, if any): the legal turns fitting every seen point, or else those changing
     exactly the points whose (unsure) readings changed (a disc just placed may be read unsure
     as two, but it is where the change is), or only some of them, each to what was read there
     (the turn read unsure, and a misreading elsewhere).  One turn per resulting board, and
-    none where more than :data:`MAX_CANDIDATES` boards would do.  With a turn pending, the
-    replies to it (after it)."""
-    if state.pending is not None:
-        with _pushed(state.board, (state.pending,)):
-            return _tentative_turns(state, observation)
-    return _tentative_turns(state, observation)
+    none where more than :data:`MAX_CANDIDATES` boards would do.  Then the last board's
+    tentative turns, each followed by such a turn after it: the turn before was read unsure
+    too (a dim or blurred camera, benchmarks/turns.py: Accasta, seed 3, turns 21-23)."""
+    before = (state.pending,) if state.pending is not None else ()
+    with _pushed(state.board, before):
+        lines = [(turn,) for turn in _tentative_turns(state, observation)]
+    for line in state.tentative:
+        if len(line) < TENTATIVE_TURNS:
+            with _pushed(state.board, before + line):
+                lines += [line + (turn,) for turn in _tentative_turns(state, observation)]
+    return lines[:MAX_CANDIDATES]
 
 
 def _tentative_turns(state: GameState, observation: Observation) -> list[Any]:

@@ -224,7 +224,7 @@ def test_a_turn_misread_unsure_where_it_changed_the_board_is_still_kept_tentativ
     state = GameState(new_game("abande"))
     state.update(Observation({"d4": "b"}, {"d4": 0.95}))
     assert state.update(Observation({**state.board.visible(), "d5": "ww"}, {"d5": 0.45})).kind == "unchanged"
-    assert [state.board.turn_notation(t) for t in state.tentative] == ["d5"]
+    assert [[state.board.turn_notation(t) for t in line] for line in state.tentative] == [["d5"]]
     result = state.update(Observation({**state.board.visible(), "d5": "w", "e4": "b"}, {"d5": 0.9, "e4": 0.9}))
     assert result.kind == "turn" and result.candidates[0].notations == ("d5", "e4")
 
@@ -238,7 +238,7 @@ def test_a_turn_read_unsure_beside_an_unsure_misreading_is_played_when_the_reply
         state.push([state.board.parse_turn(turn)])
     unsure = {**state.board.visible(), "c3": "b", "d5": "ww"}
     assert state.update(Observation(unsure, {"c3": 0.4, "d5": 0.3})).kind == "unchanged"
-    assert [state.board.turn_notation(t) for t in state.tentative] == ["c3"]
+    assert [[state.board.turn_notation(t) for t in line] for line in state.tentative] == [["c3"]]
     result = state.update(Observation({**state.board.visible(), "c3": "b", "b2": "w"}))
     assert result.kind == "turn" and result.candidates[0].notations == ("c3", "b2")
 
@@ -640,5 +640,26 @@ def test_a_reply_to_a_pending_turn_seen_only_unsure_is_played_when_the_next_turn
     result = state.update(Observation(camera.visible()))
     assert result.kind == "turn", result.message
     assert result.candidates[0].notations[0] == "f4:-e5" and len(result.candidates[0].notations) == 3
+    state.turn_done()
+    assert state.board.ply == 4 and state.board.key() == camera.key()
+
+
+def test_two_turns_in_a_row_seen_only_unsure_are_played_when_the_next_turn_shows_them() -> None:
+    """A dim camera reads two boards in a row unsure at every point, though right: each is
+    taken as unchanged.  The next board, read surely, shows three turns since the record: the
+    first turn kept tentative, the reply kept tentative after it and the turn after that do
+    (benchmarks/turns.py: Accasta, seed 3, session 1, turns 21-23, left to the players before)."""
+    state, camera = GameState(new_game("accasta")), new_game("accasta")
+    camera.push_notation("b4:2-c5")
+    state.update(Observation(camera.visible()))
+    for notation in ("f4:2-e5", "a1:2-b1"):
+        camera.push_notation(notation)
+        result = state.update(Observation(camera.visible(), {p: 0.45 for p in camera.visible()}))
+        assert result.kind == "unchanged" and state.board.ply == 1
+    assert [len(line) for line in state.tentative] == [1, 2]
+    camera.push_notation("g4:-f5")
+    result = state.update(Observation(camera.visible()))
+    assert result.kind == "turn", result.message
+    assert len(result.candidates[0].notations) == 3
     state.turn_done()
     assert state.board.ply == 4 and state.board.key() == camera.key()
