@@ -875,9 +875,8 @@ def _lens_from_lines(fit: GridFit, model: BoardModel, image_size: tuple[int, int
     obs, line = fit.observations[seen], model.sample_line[seen]
 
     def undistorted(pts: np.ndarray, k1: float) -> np.ndarray:
-        return cv2.undistortPoints(pts.reshape(-1, 1, 2).astype(np.float64), cam.K, np.array([k1, 0, 0, 0, 0.0]),
-                                   None, cam.K, criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-6)
-                                   ).reshape(-1, 2)
+        return _undistort_points(pts.reshape(-1, 1, 2).astype(np.float64), cam.K, np.array([k1, 0, 0, 0, 0.0]),
+                                 (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-6)).reshape(-1, 2)
 
     def cost(k1: float) -> float:
         return _straightness(undistorted(obs, k1), line, len(model.lines)) + LENS_PRIOR * k1 * k1
@@ -901,6 +900,15 @@ def _lens_from_lines(fit: GridFit, model: BoardModel, image_size: tuple[int, int
 
 
 # --------------------------------------------------------------------------- orientation
+
+def _undistort_points(pts: np.ndarray, K: np.ndarray, dist: np.ndarray, criteria: tuple[int, int, float]
+                      ) -> np.ndarray:
+    """``cv2.undistortPoints`` into pixels of ``K``, iterated until ``criteria``: OpenCV 5 takes
+    them as an argument, OpenCV 4 has ``cv2.undistortPointsIter`` for it."""
+    if hasattr(cv2, "undistortPointsIter"):
+        return cv2.undistortPointsIter(pts, K, dist, None, K, criteria)
+    return cv2.undistortPoints(pts, K, dist, None, K, criteria=criteria)
+
 
 def rotated(pose: BoardPose, quarter: int, symmetry: int) -> BoardPose:
     """The same pose with the board frame turned by ``quarter`` steps of 360/symmetry degrees."""
