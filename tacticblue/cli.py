@@ -47,7 +47,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+OPENCV_QUIET = {"OPENCV_LOG_LEVEL": "SILENT", "OPENCV_FFMPEG_LOGLEVEL": "-8"}
+"""The environment that keeps OpenCV's own log, and that of the FFmpeg inside it, quiet (-8:
+FFmpeg's AV_LOG_QUIET): a camera that cannot be opened or a damaged video is said in one line
+of the CLI's own.  OpenCV reads them when it is loaded, which registering the subcommands
+does (OpenCV 4 has no call to set its log level afterwards); a value set already is kept."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    for name, value in OPENCV_QUIET.items():
+        os.environ.setdefault(name, value)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

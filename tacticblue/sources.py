@@ -7,7 +7,6 @@ start).  When a camera stops delivering (unplugged) or a video ends, iteration s
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,17 +16,6 @@ import cv2
 import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
-
-
-def quiet_opencv() -> None:
-    """Silence OpenCV's own log: a camera or file it cannot open is said in one line of ours.
-    OpenCV 5 sets the level through ``cv2.utils.logging``; the 4.x wheels have no such binding
-    and take it from ``OPENCV_LOG_LEVEL`` when they first log."""
-    logging = getattr(cv2.utils, "logging", None)
-    if logging is not None:
-        logging.setLogLevel(logging.LOG_LEVEL_SILENT)
-    else:
-        os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
 
 
 @dataclass(frozen=True)

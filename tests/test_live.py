@@ -356,6 +356,15 @@ def test_a_camera_that_cannot_be_opened_is_a_one_line_error(cli, tmp_path):
     assert not (tmp_path / "j").exists()
 
 
+def test_a_video_no_frame_of_which_decodes_is_a_one_line_error(cli, tmp_path):
+    """OpenCV opens the file and its FFmpeg complains of every frame; the user reads one line."""
+    (tmp_path / "damaged.jpg").write_bytes(b"\xff\xd8 not a picture")
+    out = cli("replay", tmp_path / "damaged.jpg", "--game", "accasta", "--journal", tmp_path / "j")
+    assert out.returncode == 2 and "cannot read a frame" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert not (tmp_path / "j").exists()
+
+
 @pytest.mark.parametrize("size", ["720p", "1280x", "10x10"])
 def test_a_bad_camera_size_is_a_one_line_error(cli, tmp_path, size):
     out = cli("watch", "--camera-size", size, "--game", "accasta", "--no-window", "--journal", tmp_path / "j")

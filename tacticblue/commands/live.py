@@ -29,7 +29,7 @@ from tacticblue.commands import CLIError, add_game_argument, frame_size
 from tacticblue.commands.panel import add_led_arguments, open_game_panel
 from tacticblue.journal import Journal, JournalError, export_record, replay_journal
 from tacticblue.session import Event, Reading, Session
-from tacticblue.sources import CAMERA_SIZE, Frame, FrameSource, SourceError, open_source, quiet_opencv
+from tacticblue.sources import CAMERA_SIZE, Frame, FrameSource, SourceError, open_source
 from tacticblue.stillness import StillnessDetector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -263,7 +263,6 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
     if headless:
         args.no_window = True  # the events as lines, as with --no-window
     is_log = str(spec).endswith(".jsonl")
-    quiet_opencv()
     try:
         source: FrameSource = (ObservationLog(Path(spec)) if is_log else
                                open_source(spec, args.camera_size))
