@@ -899,8 +899,6 @@ def _lens_from_lines(fit: GridFit, model: BoardModel, image_size: tuple[int, int
     return lens, replace(fit, H=H, observations=obs_und)
 
 
-# --------------------------------------------------------------------------- orientation
-
 def _undistort_points(pts: np.ndarray, K: np.ndarray, dist: np.ndarray, criteria: tuple[int, int, float]
                       ) -> np.ndarray:
     """``cv2.undistortPoints`` into pixels of ``K``, iterated until ``criteria``: OpenCV 5 takes
@@ -909,6 +907,8 @@ def _undistort_points(pts: np.ndarray, K: np.ndarray, dist: np.ndarray, criteria
         return cv2.undistortPointsIter(pts, K, dist, None, K, criteria)
     return cv2.undistortPoints(pts, K, dist, None, K, criteria=criteria)
 
+
+# --------------------------------------------------------------------------- orientation
 
 def rotated(pose: BoardPose, quarter: int, symmetry: int) -> BoardPose:
     """The same pose with the board frame turned by ``quarter`` steps of 360/symmetry degrees."""
