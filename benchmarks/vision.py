@@ -4,6 +4,7 @@
     python3 benchmarks/vision.py --dir scenes/accasta --dir scenes/dame100   # pre-rendered sets
     python3 benchmarks/vision.py --find 20    # also find the board in the first 20 images of each game
     python3 benchmarks/vision.py --effect tone=1.6   # as a camera with a darker tone curve takes them
+    python3 benchmarks/vision.py --elevation 60-70   # only cameras looking down steeply
 
 Scenes come from the renderer (every camera placement, board look, lighting and photo
 effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render`` or by
@@ -35,6 +36,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -47,7 +49,9 @@ cv2.setNumThreads(1)
 
 import rules  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
+from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader, shown_layers  # noqa: E402
+from vision.synth.rig import DEFAULT_RIG  # noqa: E402
 from vision.synth.scene import pose_from_truth, render_samples  # noqa: E402
 
 
@@ -57,8 +61,10 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
             for path in sorted(Path(d).glob("*.json"))[args.skip:args.skip + args.count]:
                 yield path.name, cv2.imread(str(path.with_suffix(".jpg"))), json.loads(path.read_text())
         return
+    rig = replace(DEFAULT_RIG, elevation_deg=args.elevation) if args.elevation else DEFAULT_RIG
+    top_down = None if args.elevation is None else False
     for game in args.games:
-        for s in render_samples(game, args.count, args.seed, size=(1280, 720)):
+        for s in render_samples(game, args.count, args.seed, size=(1280, 720), top_down=top_down, rig=rig):
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
 
 
@@ -130,8 +136,12 @@ def main() -> None:
     parser.add_argument("--effect", type=effect_argument, metavar="NAME=VALUE",
                         help="read the scenes as a camera with this effect takes them (see EFFECTS): "
                              + ", ".join(EFFECTS))
+    parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
+                        help="render only cameras this many degrees above the table (not with --dir)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.elevation and args.dir:
+        parser.error("--elevation chooses the cameras of rendered scenes; it cannot be used with --dir")
     stats: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     rng = np.random.default_rng(args.seed)
     for name, image, truth in scenes(args):

@@ -171,11 +171,28 @@ def test_cli_render_writes_images_and_ground_truth(cli, tmp_path):
         assert all(0 <= u < 640 and 0 <= v < 360 for u, v in truth["pixels"].values())
 
 
+def test_cli_render_keeps_the_camera_within_the_elevation_asked_for(cli, tmp_path):
+    """``--elevation``: every camera looks down from within the range, a flat game's too
+    (never from straight above)."""
+    for game in ("accasta", "attraktion"):
+        r = cli("scenes", "render", "--game", game, "--count", "4", "--seed", "3", "--size", "640x360",
+                "--elevation", "60-66", "--out", str(tmp_path / game))
+        assert r.returncode == 0, r.stderr
+        elevations = [pose_from_truth(json.loads(p.read_text())).elevation_deg()
+                      for p in sorted((tmp_path / game).glob("*.json"))]
+        assert len(elevations) == 4 and all(59.5 < e < 66.5 for e in elevations), elevations
+
+
 def test_cli_render_rejects_bad_input(cli, tmp_path):
     r = cli("scenes", "render", "--game", "chess", "--out", str(tmp_path))
     assert r.returncode == 2 and "unknown game" in r.stderr
     r = cli("scenes", "render", "--game", "alva", "--count", "0", "--out", str(tmp_path))
     assert r.returncode == 2 and "--count" in r.stderr
+    for bad in ("70-50", "sixty", "5-40"):
+        r = cli("scenes", "render", "--game", "alva", "--elevation", bad, "--out", str(tmp_path))
+        assert r.returncode == 2 and "elevation must" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("scenes", "render", "--game", "alva", "--elevation", "50-60", "--top-down", "yes", "--out", str(tmp_path))
+    assert r.returncode == 2 and "--top-down" in r.stderr
     assert not list(tmp_path.iterdir())
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from tacticblue.commands import CLIError, frame_size, print_json
@@ -38,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top-down", choices=("yes", "no", "auto"), default="auto",
                    help="camera straight above the board (auto: sometimes, for flat games)")
     p.add_argument("--look", metavar="NAME", help=LOOK_HELP)
+    p.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
+                   help="how high the camera looks down at the board, degrees above the table "
+                        "(default: the renderer's whole range; not with --top-down yes)")
     p.add_argument("--json", action="store_true", help="print one JSON line per image")
     p.set_defaults(func=cmd_render)
     _add_video_parser(ssub)
@@ -51,16 +55,35 @@ def _check_look(look: str | None) -> None:
         raise CLIError(f"unknown look {look!r}; choose one of: {', '.join(sorted(BOARD_LOOKS))}")
 
 
+def elevation_range(text: str) -> tuple[float, float]:
+    """A camera elevation range written ``LO-HI`` in degrees (an argparse type).
+
+    >>> elevation_range("55-70")
+    (55.0, 70.0)
+    """
+    try:
+        lo, hi = (float(v) for v in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"elevation must look like 55-70 (degrees), not {text!r}") from None
+    if not 10 <= lo <= hi <= 80:
+        raise argparse.ArgumentTypeError("elevation must be LO-HI degrees above the table, 10 <= LO <= HI <= 80")
+    return lo, hi
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     from vision.synth import render_samples
+    from vision.synth.rig import DEFAULT_RIG
 
     if args.count < 1:
         raise CLIError("--count must be at least 1")
     _check_look(args.look)
+    top_down = {"yes": True, "no": False, "auto": None if args.elevation is None else False}[args.top_down]
+    if args.elevation and args.top_down == "yes":
+        raise CLIError("--elevation is for a camera at the side; leave it out with --top-down yes")
+    rig = replace(DEFAULT_RIG, elevation_deg=args.elevation) if args.elevation else DEFAULT_RIG
     args.out.mkdir(parents=True, exist_ok=True)
-    top_down = {"yes": True, "no": False, "auto": None}[args.top_down]
     start = time.perf_counter()
-    for sample in render_samples(args.game, args.count, args.seed, args.size, top_down, args.look):
+    for sample in render_samples(args.game, args.count, args.seed, args.size, top_down, args.look, rig=rig):
         sample.write(args.out)
         if args.json:
             print_json({"image": str(args.out / f"{sample.name}.jpg"), "truth": str(args.out / f"{sample.name}.json"),

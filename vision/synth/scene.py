@@ -28,7 +28,7 @@ from vision.synth.games import game_info, random_position
 from vision.synth.looks import DRAWN_LOOKS, TABLE_LOOKS, rgb
 from vision.synth.photo import PhotoLook, develop, jpeg, random_photo_look
 from vision.synth.render import PIECE_LOOKS, Lighting, Scene, render_linear
-from vision.synth.rig import random_camera, random_pose
+from vision.synth.rig import DEFAULT_RIG, RigRange, random_camera, random_pose
 
 SKIN_TONES = tuple(rgb(c) for c in ("#f1c6a8", "#e0ac8a", "#c68a64", "#a06a48", "#7a4a30", "#5a3422"))
 
@@ -50,10 +50,11 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
 def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | None = None,
                  size: tuple[int, int] | None = None, top_down: bool | None = None,
                  board_look: str | None = None, spec: BoardSpec = DEFAULT_SPEC,
-                 azimuth_deg: float | None = None) -> Scene:
+                 azimuth_deg: float | None = None, rig: RigRange = DEFAULT_RIG) -> Scene:
     """A random photo set-up of a game: position (random if not given), camera, looks and light.
 
-    ``azimuth_deg``: where the camera stands (see :func:`vision.synth.rig.random_pose`); any side when None."""
+    ``azimuth_deg``: where the camera stands (see :func:`vision.synth.rig.random_pose`); any side when None.
+    ``rig``: the ranges the camera is drawn from."""
     info = game_info(game)
     if points is None:
         points = random_position(game, random.Random(int(rng.integers(2**63))))
@@ -63,9 +64,9 @@ def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | N
     tallest = max([info.max_height, *map(len, points.values())])
     if top_down is None:
         top_down = tallest == 1 and rng.random() < 0.4
-    camera = random_camera(rng, size)
-    pose = random_pose(camera, info.geometry, rng, tallest * spec.piece_height_mm, top_down=top_down, spec=spec,
-                       azimuth_deg=azimuth_deg)
+    camera = random_camera(rng, size, rig)
+    pose = random_pose(camera, info.geometry, rng, tallest * spec.piece_height_mm, top_down=top_down, rig=rig,
+                       spec=spec, azimuth_deg=azimuth_deg)
     return Scene(
         game=game, geometry=info.geometry, points={n: points.get(n, "") for n in info.geometry.names},
         pose=pose,
@@ -125,14 +126,16 @@ def sample_rng(game: str, seed: int, index: int) -> np.random.Generator:
 
 def render_samples(game: str, count: int, seed: int, size: tuple[int, int] | None = None,
                    top_down: bool | None = None, board_look: str | None = None,
-                   position: Callable[[np.random.Generator], dict[str, str]] | None = None) -> Iterator[Sample]:
+                   position: Callable[[np.random.Generator], dict[str, str]] | None = None,
+                   rig: RigRange = DEFAULT_RIG) -> Iterator[Sample]:
     """``count`` random photos of a game with their ground truth, reproducible from ``seed``
-    (``position``: draws each photo's position; by default a random game's)."""
+    (``position``: draws each photo's position; by default a random game's; ``rig``: the
+    ranges the camera is drawn from)."""
     game_info(game)
     for i in range(count):
         rng = sample_rng(game, seed, i)
         points = None if position is None else position(rng)
-        scene = random_scene(game, rng, points=points, size=size, top_down=top_down, board_look=board_look)
+        scene = random_scene(game, rng, points=points, size=size, top_down=top_down, board_look=board_look, rig=rig)
         photo = random_photo_look(rng)
         image = render_image(scene, photo, rng)
         yield Sample(f"{game}-{seed}-{i:04d}", jpeg(image, photo.jpeg_quality), scene_truth(scene))
