@@ -36,7 +36,6 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -51,7 +50,7 @@ import rules  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader, shown_layers  # noqa: E402
-from vision.synth.rig import DEFAULT_RIG  # noqa: E402
+from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import pose_from_truth, render_samples  # noqa: E402
 
 
@@ -61,7 +60,7 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
             for path in sorted(Path(d).glob("*.json"))[args.skip:args.skip + args.count]:
                 yield path.name, cv2.imread(str(path.with_suffix(".jpg"))), json.loads(path.read_text())
         return
-    rig = replace(DEFAULT_RIG, elevation_deg=args.elevation) if args.elevation else DEFAULT_RIG
+    rig = rig_at(args.elevation)
     top_down = None if args.elevation is None else False
     for game in args.games:
         for s in render_samples(game, args.count, args.seed, size=(1280, 720), top_down=top_down, rig=rig):

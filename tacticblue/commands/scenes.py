@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from tacticblue.commands import CLIError, frame_size, print_json
@@ -72,7 +71,7 @@ def elevation_range(text: str) -> tuple[float, float]:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from vision.synth import render_samples
-    from vision.synth.rig import DEFAULT_RIG
+    from vision.synth.rig import rig_at
 
     if args.count < 1:
         raise CLIError("--count must be at least 1")
@@ -80,10 +79,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     top_down = {"yes": True, "no": False, "auto": None if args.elevation is None else False}[args.top_down]
     if args.elevation and args.top_down == "yes":
         raise CLIError("--elevation is for a camera at the side; leave it out with --top-down yes")
-    rig = replace(DEFAULT_RIG, elevation_deg=args.elevation) if args.elevation else DEFAULT_RIG
     args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    for sample in render_samples(args.game, args.count, args.seed, args.size, top_down, args.look, rig=rig):
+    for sample in render_samples(args.game, args.count, args.seed, args.size, top_down, args.look,
+                                 rig=rig_at(args.elevation)):
         sample.write(args.out)
         if args.json:
             print_json({"image": str(args.out / f"{sample.name}.jpg"), "truth": str(args.out / f"{sample.name}.json"),

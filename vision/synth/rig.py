@@ -9,7 +9,7 @@ renderer and the ground truth use exactly the camera model vision works with.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -34,6 +34,16 @@ class RigRange:
 
 
 DEFAULT_RIG = RigRange()
+
+
+def rig_at(elevation_deg: tuple[float, float] | None) -> RigRange:
+    """The default ranges with the camera's elevation (degrees above the table) drawn from
+    ``elevation_deg`` instead; the default ranges when None.
+
+    >>> rig_at((55.0, 70.0)).elevation_deg, rig_at(None) == DEFAULT_RIG
+    ((55.0, 70.0), True)
+    """
+    return DEFAULT_RIG if elevation_deg is None else replace(DEFAULT_RIG, elevation_deg=elevation_deg)
 
 
 def random_camera(rng: np.random.Generator, size: tuple[int, int] | None = None,
