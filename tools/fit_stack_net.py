@@ -1,7 +1,7 @@
 """Fit the patch net of :mod:`vision.stack_net` on rendered stills and write it as ONNX.
 
     pip install -e '.[fit]'     # PyTorch and onnx: only this tool needs them
-    python3 tools/fit_stack_net.py vision/stack_net.onnx DIR [DIR ...] [--epochs 8]
+    python3 tools/fit_stack_net.py vision/stack_net.onnx DIR [DIR ...] [--epochs 7]
 
 Every point of every still (folders written by ``tacticblue scenes render``) gives one patch
 (:func:`vision.stack_net.cut_patches`), once with the true pose and once with the pose a
@@ -40,17 +40,17 @@ TOP_WEIGHT = 0.5
 
 
 class StackNet(nn.Module):
-    """Four 3x3 convolution blocks (ReLU, 2x2 max-pooling), then one hidden layer of 64: the
+    """Four 3x3 convolution blocks (ReLU, 2x2 max-pooling), then one hidden layer of 96: the
     heights' and the top colours' scores (:data:`vision.stack_net.HEIGHTS` + 3)."""
 
     def __init__(self) -> None:
         super().__init__()
-        widths = (4, 12, 24, 32, 48)
+        widths = (4, 16, 32, 64, 96)
         self.features = nn.Sequential(*(nn.Sequential(nn.Conv2d(a, b, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
                                         for a, b in zip(widths, widths[1:])))
         cells = (PATCH_SIZE[0] >> 4) * (PATCH_SIZE[1] >> 4)
-        self.head = nn.Sequential(nn.Flatten(), nn.Linear(widths[-1] * cells, 64), nn.ReLU(),
-                                  nn.Linear(64, HEIGHTS + 3))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(widths[-1] * cells, 96), nn.ReLU(),
+                                  nn.Linear(96, HEIGHTS + 3))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
@@ -139,7 +139,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", help="the .onnx file to write, or with --tall the folder to render into")
     parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render)")
-    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
     parser.add_argument("--seed", type=int, default=0, help="with --tall: the stills' seed")
