@@ -45,12 +45,12 @@ class StackNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        widths = (4, 16, 32, 64, 96)
+        widths, hidden = (4, 16, 32, 64, 96), 96
         self.features = nn.Sequential(*(nn.Sequential(nn.Conv2d(a, b, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
                                         for a, b in zip(widths, widths[1:])))
         cells = (PATCH_SIZE[0] >> 4) * (PATCH_SIZE[1] >> 4)
-        self.head = nn.Sequential(nn.Flatten(), nn.Linear(widths[-1] * cells, 96), nn.ReLU(),
-                                  nn.Linear(96, HEIGHTS + 3))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(widths[-1] * cells, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, HEIGHTS + 3))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
