@@ -61,9 +61,8 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
                 yield path.name, cv2.imread(str(path.with_suffix(".jpg"))), json.loads(path.read_text())
         return
     rig = rig_at(args.elevation)
-    top_down = None if args.elevation is None else False
     for game in args.games:
-        for s in render_samples(game, args.count, args.seed, size=(1280, 720), top_down=top_down, rig=rig):
+        for s in render_samples(game, args.count, args.seed, size=(1280, 720), rig=rig):
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
 
 

@@ -45,8 +45,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import BoardPose, CameraModel  # noqa: E402
-from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from rules.geometry import BoardSpec, board_outline_mm, hex_geometry, hex_lines  # noqa: E402
+from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.synth.games import game_names  # noqa: E402
 from vision.synth.looks import board_half_mm, board_texture, table_texture  # noqa: E402
 from vision.synth.render import BOARD_PPM, BOARD_THICKNESS_MM, PIECE_LOOKS, TABLE_HALF_MM, TABLE_PPM, Scene  # noqa: E402
@@ -234,8 +234,7 @@ def main() -> None:
         parser.error(f"--size must be WxH, e.g. 1280x720, not {args.size!r}")
     for i in range(args.first, args.first + args.count):
         rng = sample_rng(args.game, args.seed, i)
-        scene = random_scene(args.game, rng, size=size, top_down=None if args.elevation is None else False,
-                             rig=rig_at(args.elevation))
+        scene = random_scene(args.game, rng, size=size, rig=rig_at(args.elevation))
         scene = replace(scene, pose=pinhole(scene.pose))
         image = render(scene, rng, textures, args.foreign_print)
         name = f"{args.game}-{args.seed}-{i:04d}"

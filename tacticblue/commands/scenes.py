@@ -76,7 +76,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.count < 1:
         raise CLIError("--count must be at least 1")
     _check_look(args.look)
-    top_down = {"yes": True, "no": False, "auto": None if args.elevation is None else False}[args.top_down]
+    top_down = {"yes": True, "no": False, "auto": None}[args.top_down]
     if args.elevation and args.top_down == "yes":
         raise CLIError("--elevation is for a camera at the side; leave it out with --top-down yes")
     args.out.mkdir(parents=True, exist_ok=True)

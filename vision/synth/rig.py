@@ -29,6 +29,8 @@ class RigRange:
     hfov_deg: tuple[float, float] = (50.0, 80.0)
     roll_deg: float = 4.0
     top_down_elevation_deg: tuple[float, float] = (82.0, 90.0)
+    top_down_share: float = 0.4
+    """How often a flat game (no stacks) is seen from straight above, when not said."""
     fill: tuple[float, float] = (1.0, 1.2)
     """Distance as a multiple of the closest one that keeps every point in view."""
 
@@ -38,12 +40,13 @@ DEFAULT_RIG = RigRange()
 
 def rig_at(elevation_deg: tuple[float, float] | None) -> RigRange:
     """The default ranges with the camera's elevation (degrees above the table) drawn from
-    ``elevation_deg`` instead; the default ranges when None.
+    ``elevation_deg`` instead, and never straight above; the default ranges when None.
 
-    >>> rig_at((55.0, 70.0)).elevation_deg, rig_at(None) == DEFAULT_RIG
-    ((55.0, 70.0), True)
+    >>> rig_at((55.0, 70.0)).elevation_deg, rig_at((55.0, 70.0)).top_down_share, rig_at(None) == DEFAULT_RIG
+    ((55.0, 70.0), 0.0, True)
     """
-    return DEFAULT_RIG if elevation_deg is None else replace(DEFAULT_RIG, elevation_deg=elevation_deg)
+    return DEFAULT_RIG if elevation_deg is None else replace(DEFAULT_RIG, elevation_deg=elevation_deg,
+                                                             top_down_share=0.0)
 
 
 def random_camera(rng: np.random.Generator, size: tuple[int, int] | None = None,

@@ -63,7 +63,7 @@ def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | N
         raise ValueError(f"no point {sorted(unknown)[0]!r} on the {game} board")
     tallest = max([info.max_height, *map(len, points.values())])
     if top_down is None:
-        top_down = tallest == 1 and rng.random() < 0.4
+        top_down = tallest == 1 and rig.top_down_share > 0 and rng.random() < rig.top_down_share
     camera = random_camera(rng, size, rig)
     pose = random_pose(camera, info.geometry, rng, tallest * spec.piece_height_mm, top_down=top_down, rig=rig,
                        spec=spec, azimuth_deg=azimuth_deg)
