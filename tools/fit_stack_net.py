@@ -3,7 +3,8 @@
     pip install -e '.[fit]'     # PyTorch and onnx: only this tool needs them
     python3 tools/fit_stack_net.py vision/stack_net.onnx DIR [DIR ...] [--epochs 7]
 
-Every point of every still (folders written by ``tacticblue scenes render``) gives one patch
+Every point of every still (folders written by ``tacticblue scenes render`` or
+``tools/povray_scenes.py``; a folder named twice counts twice) gives one patch
 (:func:`vision.stack_net.cut_patches`), once with the true pose and once with the pose a
 little off as the board finder gives it (:func:`tools.height_data.perturbed`), labelled with
 its true height and top colour (the colour only helps it learn: the reader does not use it).
