@@ -232,9 +232,10 @@ def main() -> None:
             raise ValueError
     except ValueError:
         parser.error(f"--size must be WxH, e.g. 1280x720, not {args.size!r}")
+    rig = rig_at(args.elevation)
     for i in range(args.first, args.first + args.count):
         rng = sample_rng(args.game, args.seed, i)
-        scene = random_scene(args.game, rng, size=size, rig=rig_at(args.elevation))
+        scene = random_scene(args.game, rng, size=size, rig=rig)
         scene = replace(scene, pose=pinhole(scene.pose))
         image = render(scene, rng, textures, args.foreign_print)
         name = f"{args.game}-{args.seed}-{i:04d}"
