@@ -10,6 +10,11 @@ little off as the board finder gives it (:func:`tools.height_data.perturbed`), l
 its true height and top colour (the colour only helps it learn: the reader does not use it).
 Each batch's pictures are varied as other cameras, lights and discs would make them
 (:func:`varied`), so that the net learns shapes, not our renderer's colours.
+
+``--films N`` writes such a folder from frames of rendered films instead
+(:func:`tools.height_data.films`: N per stacking game, 640x360 to 1280x720, through H.264 or
+MPEG-4 part 2), with the pose the board finder gave on the film's first frame as their
+truth's camera: small, compressed video is what a live session reads.
 """
 
 from __future__ import annotations
@@ -28,16 +33,19 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
-from height_data import stills  # noqa: E402
+from height_data import films, stills  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
 from vision.stack_net import HEIGHTS, PATCH_SIZE, cut_patches, net_input, patch_frames  # noqa: E402
 from vision.stacks import StackModel  # noqa: E402
-from vision.synth.scene import render_samples  # noqa: E402
+from vision.synth.photo import jpeg  # noqa: E402
+from vision.synth.scene import Sample, camera_truth, render_samples  # noqa: E402
 
 TALL_HEIGHTS = np.array([1, 1, 1.5, 2, 2.5, 2.5])
 """How often a stack of each height 1..6 is drawn by :func:`tall_stacks`."""
 TOP_WEIGHT = 0.5
 """How much the top colour's loss counts beside the height's."""
+FILM_SIZES = ((640, 360), (960, 540), (1280, 720))
+FILM_ENCODERS = ("h264", "mp4v")
 
 
 class StackNet(nn.Module):
@@ -143,7 +151,9 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
-    parser.add_argument("--seed", type=int, default=0, help="with --tall: the stills' seed")
+    parser.add_argument("--films", type=int, metavar="N",
+                        help="instead, write the frames of N films per stacking game into OUT")
+    parser.add_argument("--seed", type=int, default=0, help="with --tall or --films: the first seed")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
                         help="with --tall: the stills' size (default 1280x720)")
     args = parser.parse_args()
@@ -151,6 +161,12 @@ def main() -> None:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         for sample in render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks):
             sample.write(Path(args.out))
+        return
+    if args.films:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        for k, (game, pose, image, points) in enumerate(films(args.films, args.seed, FILM_SIZES, FILM_ENCODERS)):
+            truth = {"game": game, "points": points, "camera": camera_truth(pose)}
+            Sample(f"film-{args.seed}-{k:05d}", jpeg(image, 95), truth).write(Path(args.out))
         return
     if not args.dirs:
         parser.error("give folders of stills to fit on")

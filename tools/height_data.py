@@ -19,6 +19,7 @@ tests/test_live.py).
 the board or behind White, no top-down view, a sharp focus), each a random game of
 FILM_PLIES plies seen every FILM_EVERY plies, compressed as a video is (H.264 through
 ffmpeg when it is installed), with the pose the board finder returns on the first frame.
+:func:`films` can also draw each film's size and encoder from several (``tools/fit_stack_net.py --films``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -77,17 +79,26 @@ def stills(dirs: list[str], pose_error: bool, limit: int | None = None
             truth["points"]
 
 
-def _as_video(images: list[np.ndarray]) -> list[np.ndarray]:
-    """The frames after a video encoder's compression (H.264, as a phone or webcam records)."""
-    if shutil.which("ffmpeg") is None:
+def _as_video(images: list[np.ndarray], encoder: str = "h264", crf: int = 30) -> list[np.ndarray]:
+    """The frames after a video encoder's compression: H.264 at ``crf``, as a phone or webcam
+    records (JPEG at quality 40 without ffmpeg), or ``"mp4v"``, MPEG-4 part 2 as OpenCV writes
+    it (:func:`vision.synth.video.write_video`)."""
+    if encoder == "h264" and shutil.which("ffmpeg") is None:
         return [cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, 40])[1], cv2.IMREAD_COLOR)
                 for im in images]
     with tempfile.TemporaryDirectory() as tmp:
-        for k, im in enumerate(images):
-            cv2.imwrite(f"{tmp}/{k:04d}.png", im)
-        subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-framerate", "8", "-i", f"{tmp}/%04d.png",
-                        "-c:v", "libx264", "-crf", "30", "-bf", "0", "-g", "4", "-pix_fmt", "yuv420p",
-                        f"{tmp}/v.mp4"], check=True)
+        if encoder == "mp4v":
+            h, w = images[0].shape[:2]
+            writer = cv2.VideoWriter(f"{tmp}/v.mp4", cv2.VideoWriter_fourcc(*"mp4v"), 8.0, (w, h))
+            for im in images:
+                writer.write(im)
+            writer.release()
+        else:
+            for k, im in enumerate(images):
+                cv2.imwrite(f"{tmp}/{k:04d}.png", im)
+            subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-framerate", "8", "-i", f"{tmp}/%04d.png",
+                            "-c:v", "libx264", "-crf", str(crf), "-bf", "0", "-g", "4", "-pix_fmt", "yuv420p",
+                            f"{tmp}/v.mp4"], check=True)
         capture = cv2.VideoCapture(f"{tmp}/v.mp4")
         out = [frame for ok, frame in iter(capture.read, (False, None)) if ok]
     if len(out) != len(images):
@@ -95,14 +106,23 @@ def _as_video(images: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def films(count: int, seed: int) -> Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]:
+def films(count: int, seed: int, sizes: tuple[tuple[int, int], ...] = ((1280, 720),), encoders: tuple[str, ...] = ("h264",)
+          ) -> Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]:
+    """The frames of ``count`` films per stacking game (see the module's docstring), each film
+    at one of ``sizes`` (width, height) and through one of ``encoders`` (:func:`_as_video`;
+    H.264 at a CRF of 23-33), drawn apart from the scene, so that one size and encoder give
+    the films they always gave."""
     for game in STACKING_GAMES:
         geometry = rules.GAMES[game].geometry
         for n in range(seed, seed + count):
             rng = np.random.default_rng([n, 7919])
+            pick = np.random.default_rng([n, 104729, zlib.crc32(game.encode())])
+            size = sizes[int(pick.integers(len(sizes)))]
+            encoder = encoders[int(pick.integers(len(encoders)))]
+            crf = int(pick.integers(23, 34)) if len(encoders) > 1 else 30
             board, plies = game_plies(game, None, FILM_PLIES, n)
             behind = rng.random() < 0.5
-            scene = random_scene(game, rng, points=board.visible(), size=(1280, 720), top_down=False,
+            scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False,
                                  azimuth_deg=270.0 + rng.uniform(-25, 25) if behind else None)
             photo = random_photo_look(rng)
             photo = replace(photo, motion_px=0.0, defocus_px=min(photo.defocus_px, 0.7))
@@ -115,7 +135,7 @@ def films(count: int, seed: int) -> Iterator[tuple[str, BoardPose, np.ndarray, d
             for position in positions:
                 linear = render_linear(replace(scene, points=position))[0] * np.float32(1 + rng.normal(0, 0.03))
                 images.append(develop(linear, photo, rng))
-            images = _as_video(images)
+            images = _as_video(images, encoder, crf)
             try:
                 found = find_board(images[0], geometry.kind, start=(geometry, positions[0]))
             except BoardNotFound:
