@@ -110,8 +110,8 @@ def films(count: int, seed: int, sizes: tuple[tuple[int, int], ...] = ((1280, 72
           ) -> Iterator[tuple[str, BoardPose, np.ndarray, dict[str, str]]]:
     """The frames of ``count`` films per stacking game (see the module's docstring), each film
     at one of ``sizes`` (width, height) and through one of ``encoders`` (:func:`_as_video`;
-    H.264 at a CRF of 23-33), drawn apart from the scene, so that one size and encoder give
-    the films they always gave."""
+    H.264 at a CRF of 30, or of 23-33 when the encoder is drawn too), drawn apart from the
+    scene, so that one size and encoder give the films they always gave."""
     for game in STACKING_GAMES:
         geometry = rules.GAMES[game].geometry
         for n in range(seed, seed + count):
