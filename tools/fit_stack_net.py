@@ -24,6 +24,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -101,6 +102,13 @@ def tall_stacks(rng: np.random.Generator) -> dict[str, str]:
     return points
 
 
+def film_stills(count: int, seed: int) -> Iterator[Sample]:
+    """The frames of ``count`` films per stacking game (:func:`tools.height_data.films`) as
+    stills, each with the pose its film's board finder gave as its truth's camera."""
+    for k, (game, pose, image, points) in enumerate(films(count, seed, FILM_SIZES, FILM_ENCODERS)):
+        yield Sample(f"film-{seed}-{k:05d}", jpeg(image, 95), {"game": game, "points": points, "camera": camera_truth(pose)})
+
+
 def varied(patches: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``patches`` as other cameras, lights and disc colours could show them: gain, white
     balance and a little crosstalk between the channels, less colour, gamma, blur, noise,
@@ -157,16 +165,13 @@ def main() -> None:
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
                         help="with --tall: the stills' size (default 1280x720)")
     args = parser.parse_args()
-    if args.tall:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        for sample in render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks):
-            sample.write(Path(args.out))
-        return
-    if args.films:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        for k, (game, pose, image, points) in enumerate(films(args.films, args.seed, FILM_SIZES, FILM_ENCODERS)):
-            truth = {"game": game, "points": points, "camera": camera_truth(pose)}
-            Sample(f"film-{args.seed}-{k:05d}", jpeg(image, 95), truth).write(Path(args.out))
+    if args.tall or args.films:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        samples = render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks) if args.tall \
+            else film_stills(args.films, args.seed)
+        for sample in samples:
+            sample.write(out)
         return
     if not args.dirs:
         parser.error("give folders of stills to fit on")
