@@ -200,6 +200,13 @@ class VirtualPanel:
             self.link.unlink(missing_ok=True)
 
 
+def _stop(*_: object) -> None:
+    """SIGTERM: leave as Ctrl-C does, closing the pty and its link; a second SIGTERM while
+    leaving (a supervisor's and ``timeout``'s both) must not cut that short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(0)
+
+
 def emulate(layout: LedLayout, link: Path | None, out: TextIO, buttons: int = 3,
             stdin: TextIO | None = None) -> int:
     """Run a virtual panel until interrupted (SIGINT or SIGTERM)."""
@@ -208,7 +215,7 @@ def emulate(layout: LedLayout, link: Path | None, out: TextIO, buttons: int = 3,
     interactive = out.isatty()
     print(f"panel emulator ({layout.board}, {layout.count} LEDs) on {link or panel.path}"
           + (f" -> {panel.path}" if link else ""), file=out, flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGTERM, _stop)
     drawn: tuple[object, ...] = ()
     inputs = [stdin] if stdin is not None else []
     try:

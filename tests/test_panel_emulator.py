@@ -114,6 +114,19 @@ def emulator(tmp_path: Path):
     assert not emu.link.exists()
 
 
+def test_a_second_sigterm_while_the_emulator_leaves_changes_nothing(tmp_path: Path) -> None:
+    """``timeout`` passes on the SIGTERM it is sent, so a process run under it and stopped by a
+    supervisor gets two: the second, arriving while the first is closing the panel, used to
+    kill the emulator by the signal (or print a traceback) instead of letting it leave."""
+    emu = Emulator(tmp_path / "panel")
+    emu.line()
+    emu.process.send_signal(signal.SIGTERM)
+    time.sleep(0.01)
+    emu.process.send_signal(signal.SIGTERM)
+    assert emu.process.wait(timeout=5) == 0
+    assert not emu.link.exists()
+
+
 def test_emulate_and_show_from_the_command_line(cli, emulator) -> None:
     link = emulator.link
     blank = emulator.drawing()
