@@ -47,6 +47,14 @@ STEADY_HAND_S = 5.0
 """A hand seen this long over a picture that stays still is told about: the board is not read
 while it is there, and a real hand seldom stays so still (warm light can make white discs and
 a cream board look skin-coloured to the hand check)."""
+REREAD_S = 1.0
+"""A still board that left candidates to confirm (ambiguous, or illegal with nearest legal
+turns) is read again this long after, up to :data:`REREADS` times while it stays still: the
+first frames after a hand leaves carry the video encoder's traces of the motion, and a later
+frame of the same board often reads right what was unsure there (the players may still
+confirm a candidate meanwhile).  On the steep 640x360 sample film an ambiguous board is so
+settled a second later instead of with the reply."""
+REREADS = 3
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,8 @@ class Session:
         self.observation: Observation | None = None
         """The last settled observation."""
         self._reads: list[Observation] = []
-        self._read_this_stillness = False
+        self._taken: list[float] = []
+        """When each board taken while the picture has been still was read."""
         self._settled_key: Any = None
         self._choices: Inference | None = None
         """The last board's candidates the players may confirm (ambiguous or illegal), if any."""
@@ -136,14 +145,16 @@ class Session:
 
         Frames are read only while the picture is still, and only until one board has
         been read :attr:`confirm_reads` times in a row: then nothing is read until the
-        picture moves again, so a game of long thinking costs one frame difference per frame."""
+        picture moves again (or, if that board left candidates to confirm, :data:`REREAD_S`
+        later: see :data:`REREADS`), so a game of long thinking costs one frame difference
+        per frame."""
         t = frame.t
         if not self.stillness.update(frame.image, t):
             self._hand_since = None
             self._reads.clear()
-            self._read_this_stillness = False
+            self._taken.clear()
             return []
-        if self._read_this_stillness:
+        if self._taken and (self._choices is None or len(self._taken) > REREADS or t < self._taken[-1] + REREAD_S):
             return []
         assert self.reader is not None, "a session fed with frames needs a reader"
         reading = self.reader.read(frame)
@@ -174,7 +185,7 @@ class Session:
         if len(self._reads) < self.confirm_reads:
             return events
         self._reads.clear()
-        self._read_this_stillness = True
+        self._taken.append(t)
         return events + self.settled(reading.observation, t)
 
     # --- the referee --------------------------------------------------------------------------

@@ -326,9 +326,12 @@ def test_demo_records_the_bundled_accasta_video_as_the_rulebook_game(cli):
 def test_a_small_steep_compressed_video_is_refereed_turn_for_turn(cli, tmp_path):
     """samples/scenes' film (``tacticblue scenes samples``): 640x360 through OpenCV's MPEG-4
     encoder, the camera looking down so steeply that a disc's side is under 3.5 px tall.  Black
-    2- and 3-stacks there are what a reader gets wrong first (a disc short, unsure): two patch
-    nets fitted on more pictures did so at the boards the loop settled on, and one recorded
-    e4:+f4 for e4:+e3.  Every turn must be recorded as played, none reported illegal."""
+    2- and 3-stacks there are what a reader gets wrong first (a disc short, unsure), most on
+    the first still frames after the hand leaves: read once per stillness, two patch nets
+    fitted on more pictures made boards there ambiguous or illegal, and one recorded e4:+f4
+    for e4:+e3.  Every turn must be recorded as played, none reported illegal, and an
+    ambiguous board read again while it stays still (:data:`tacticblue.session.REREAD_S`)
+    settled before the reply: b2:2+c3 is, a second after it was ambiguous."""
     folder = ROOT / "samples" / "scenes"
     truth = json.loads((folder / "accasta-rulebook.json").read_text())
     out = cli("replay", folder / "accasta-rulebook.mp4", "--game", "accasta", "--json",
@@ -339,6 +342,10 @@ def test_a_small_steep_compressed_video_is_refereed_turn_for_turn(cli, tmp_path)
     played = [e["turn"] for e in seen if e["event"] == "turn"]
     assert positions("accasta", played) == positions("accasta", truth["turns"]), played
     assert read_journal(tmp_path / "j").turns == played
+    for k, event in enumerate(seen):
+        if event["event"] == "ambiguous":
+            settled, *after = [e for e in seen[k + 1:] if e["event"] == "turn"]
+            assert settled["ply"] == event["ply"] + 1 and all(e["t"] > settled["t"] for e in after), seen
 
 
 def test_without_a_board_in_view_the_game_is_kept_and_the_user_told(cli, tmp_path):
