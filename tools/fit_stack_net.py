@@ -154,7 +154,7 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0) -> StackNet:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out", help="the .onnx file to write, or with --tall the folder to render into")
+    parser.add_argument("out", help="the .onnx file to write, or with --tall or --films the folder to write the stills into")
     parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render, tools/povray_scenes.py)")
     parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--tall", type=int, metavar="N",
