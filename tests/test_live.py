@@ -655,3 +655,18 @@ def test_a_disc_the_camera_keeps_misreading_is_confirmed_once_and_the_game_goes_
     assert result.returncode == 0, result.stderr
     assert not [e for e in events(result.stdout) if e["event"] == "illegal"]
     assert read_journal(tmp_path / "k").turns == turns[:upto]
+
+
+def test_the_films_benchmark_counts_a_turn_recorded_other_than_played_as_wrong():
+    """``benchmarks/films.py`` referees a film with vision and tallies its turns against the
+    film's truth: here a truth that says turn 2 left another position than the film shows, so
+    turn 1 is right, turn 2 recorded wrong and the two after it not counted as recorded."""
+    from films import replay
+
+    video = ROOT / "tests" / "data" / "live" / "accasta-opening-720.mp4"
+    header = json.loads(video.with_suffix(".json").read_text())
+    positions = [dict(p) for p in header["positions"]]
+    positions[2]["d4"] = "bbb" if positions[2]["d4"] != "bbb" else ""
+    tally, log = replay("accasta", video, {**header, "positions": positions})
+    assert tally == {"right": 1, "asked": 0, "wrong": 1, "missed": 2}
+    assert f"turn 2 recorded {header['turns'][1]!r}, played {header['turns'][1]!r}" in log
