@@ -9,7 +9,8 @@ shadows; the camera anywhere around the board or behind White's edge) at 1280x72
 960x540 or 640x360, written as MPEG-4 part 2 (OpenCV's own) or, when ffmpeg is installed,
 H.264 at a CRF of 23 to 33.  Each film is then replayed through the live path itself: the
 board found in the first frames (:class:`tacticblue.vision_reader.VisionReader`, no
-calibration), stillness, the hand check, stack reading, re-reads of a doubtful board and
+calibration; the players say where White sits, ``--white-side``, as they are told to when
+the start position cannot show it), stillness, the hand check, stack reading, re-reads of a doubtful board and
 the referee (:class:`tacticblue.session.Session`).
 
 Where the session asks the players (an ambiguous board, or an illegal one with nearest
@@ -49,6 +50,9 @@ import rules  # noqa: E402
 from tacticblue.session import Event, Session  # noqa: E402
 from tacticblue.sources import open_source  # noqa: E402
 from tacticblue.vision_reader import VisionReader  # noqa: E402
+from vision.board_finder import white_side_of  # noqa: E402
+from vision.board_model import board_model  # noqa: E402
+from vision.synth.scene import pose_from_truth  # noqa: E402
 from vision.synth.video import VideoLook, render_video, write_video  # noqa: E402
 
 SIZES = ((1280, 720), (960, 540), (640, 360))
@@ -89,7 +93,8 @@ def replay(game: str, video: Path, header: dict[str, Any]) -> tuple[dict[str, in
     turns that do (an Accasta stack moved whole, or a disc at a time) cannot be told apart
     by any camera."""
     board = rules.new_game(game)
-    session = Session(board, VisionReader(board))
+    white_side = white_side_of(pose_from_truth(header), board_model(board.geometry.kind))
+    session = Session(board, VisionReader(board, white_side=white_side))
     truth: list[dict[str, str]] = header["positions"]
     tally = dict.fromkeys(OUTCOMES, 0)
     log: list[str] = []
