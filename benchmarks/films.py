@@ -25,6 +25,9 @@ Every turn of the film ends up:
 ``missed``    never recorded (the turn played was not among those offered, or the film ended
               first), or lost after a wrong turn.
 
+Besides, ``alarms`` counts the boards reported illegal: the films' players make no illegal
+move, so each is a misreading or a board taken mid-move that the players were told to put right.
+
 ``benchmarks/turns.py`` measures the same on stills, one reading per turn; this one adds
 what a camera adds (compression, motion, the board found rather than given, the moment a
 board is taken as still).  Rendering dominates its time: about half a minute per film.
@@ -99,7 +102,7 @@ def replay(game: str, video: Path, header: dict[str, Any]) -> tuple[dict[str, in
     tally = dict.fromkeys(OUTCOMES, 0)
     log: list[str] = []
     question: Event | None = None
-    asked = 0  # turns recorded by a player's confirmation
+    asked = alarms = 0  # turns recorded by a player's confirmation; boards reported illegal
     checked = 0  # the ply whose record was last compared with the truth
     t = 0.0
     for frame in open_source(video):
@@ -112,6 +115,7 @@ def replay(game: str, video: Path, header: dict[str, Any]) -> tuple[dict[str, in
         for event in events:
             if event.event in ("ambiguous", "illegal"):
                 question = event
+                alarms += event.event == "illegal"
                 log.append(f"{event.t:.1f} s {event.event}: {event.message}")
             elif event.event == "takeback":
                 log.append(f"{event.t:.1f} s takeback: {event.message}")
@@ -128,6 +132,7 @@ def replay(game: str, video: Path, header: dict[str, Any]) -> tuple[dict[str, in
     tally["asked"] = min(asked, agree)
     tally["right"] = agree - tally["asked"]
     tally["missed"] = played - agree - tally["wrong"]
+    tally["alarms"] = alarms
     if tally["missed"]:
         log.append(f"{tally['missed']} of {played} turns not recorded")
     return tally, log
@@ -179,17 +184,17 @@ def main() -> None:
         tallies = list(pool.map(film, *zip(*tasks)))
     report: dict[str, dict[str, int]] = {}
     for (game, *_), tally in zip(tasks, tallies):
-        total = report.setdefault(game, dict.fromkeys(("films", "turns", *OUTCOMES), 0))
-        for k in ("films", *OUTCOMES):
+        total = report.setdefault(game, dict.fromkeys(("films", "turns", *OUTCOMES, "alarms"), 0))
+        for k in ("films", *OUTCOMES, "alarms"):
             total[k] += tally[k]
         total["turns"] += sum(tally[k] for k in OUTCOMES)
     if args.json:
         print(json.dumps(report, indent=1))
         return
-    print(f"{'game':16} {'films':>5} {'turns':>6} {'right':>6} {'asked':>6} {'wrong':>6} {'missed':>6}")
+    print(f"{'game':16} {'films':>5} {'turns':>6} {'right':>6} {'asked':>6} {'wrong':>6} {'missed':>6} {'alarms':>6}")
     for game, r in report.items():
         print(f"{game:16} {r['films']:5d} {r['turns']:6d} {r['right']:6d} {r['asked']:6d} {r['wrong']:6d} "
-              f"{r['missed']:6d}")
+              f"{r['missed']:6d} {r['alarms']:6d}")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ referee, :meth:`Session.settled`, which infers the turn with
 ``ambiguous``  several turns fit: the candidates, confirm one with :meth:`confirm`;
 ``illegal``    what was wrong and what to put back (nothing is recorded); if the board is
                right and the camera misreads it, confirming one of the nearest legal turns
-               records it, and the readings it does not fit are taken as misreadings from then on;
+               records it, and the readings it does not fit are taken as misreadings from then on
+               (from a camera, told once a second reading agrees: :data:`REREAD_S`);
 ``takeback``   the board went back to an earlier position, or :meth:`undo` was asked for;
 ``end``        the game is over, with its result;
 ``info``       everything else worth telling: the board re-found, the camera gone, a resume.
@@ -53,7 +54,10 @@ turns) is read again this long after, up to :data:`REREADS` times while it stays
 first frames after a hand leaves carry the video encoder's traces of the motion, and a later
 frame of the same board often reads right what was unsure there (the players may still
 confirm a candidate meanwhile).  On the steep 640x360 sample film an ambiguous board is so
-settled a second later instead of with the reply."""
+settled a second later instead of with the reply.  An illegal board of the first reading
+in a stillness is likewise told only once the re-read sees it the same: on rendered films a
+misread disc made a board illegal for a second in a quarter of them, and the players were
+told to put back pieces that stood right (a real illegal move is told a second later)."""
 REREADS = 3
 
 
@@ -125,6 +129,8 @@ class Session:
         self._settled_key: Any = None
         self._choices: Inference | None = None
         """The last board's candidates the players may confirm (ambiguous or illegal), if any."""
+        self._held: Inference | None = None
+        """An illegal board not yet told: read so once, the picture still since (see :data:`REREAD_S`)."""
         self._pending_shown: Any = None
         self._ended = board.outcome() is not None
         self._pose_status = "steady"
@@ -153,6 +159,7 @@ class Session:
             self._hand_since = None
             self._reads.clear()
             self._taken.clear()
+            self._held = None  # the board read illegal is gone
             return []
         if self._taken and (self._choices is None or len(self._taken) > REREADS or t < self._taken[-1] + REREAD_S):
             return []
@@ -185,26 +192,36 @@ class Session:
         if len(self._reads) < self.confirm_reads:
             return events
         self._reads.clear()
+        first = not self._taken
         self._taken.append(t)
-        return events + self.settled(reading.observation, t)
+        return events + self.settled(reading.observation, t, hold=first)
 
     # --- the referee --------------------------------------------------------------------------
 
-    def settled(self, observation: Observation, t: float) -> list[Event]:
-        """Referee one settled board: infer, apply, journal, and say what happened."""
+    def settled(self, observation: Observation, t: float, hold: bool = False) -> list[Event]:
+        """Referee one settled board: infer, apply, journal, and say what happened.
+
+        With ``hold``, an illegal board that has nearest legal turns is not told yet, but
+        only when the same board is settled again (see :data:`REREAD_S`)."""
         key = tuple(sorted(observation.points.items()))
         if key == self._settled_key:
-            return []
+            return self._release(t)
         self._settled_key = key
         self.observation = observation
         if self._ended:
             return []
         before_ply = self.board.ply
         result = self.state.update(observation)
-        return self._apply(result, before_ply, t)
+        return self._apply(result, before_ply, t, hold)
 
-    def _apply(self, result: Inference, before_ply: int, t: float) -> list[Event]:
+    def _release(self, t: float) -> list[Event]:
+        """The illegal board held back, told now (the same board was read again)."""
+        held, self._held = self._held, None
+        return [self._illegal(held, t)] if held is not None else []
+
+    def _apply(self, result: Inference, before_ply: int, t: float, hold: bool = False) -> list[Event]:
         events: list[Event] = []
+        self._held = None
         kind = result.kind
         if kind == "restored":
             events += self._record_takeback(before_ply, t, result.message)
@@ -227,7 +244,10 @@ class Session:
                                       + ", ".join(f"{n + 1}={c}" for n, c in enumerate(cands)) + ")",
                                       None, {"candidates": cands}))
         elif kind == "illegal":
-            events.append(self._illegal(result, t))
+            if hold and result.candidates:
+                self._held = result
+            else:
+                events.append(self._illegal(result, t))
         self._choices = result if kind in ("ambiguous", "illegal") and result.candidates else None
         return events + self._check_end(t)
 
@@ -373,7 +393,7 @@ class Session:
 
     def finish(self, t: float, why: str, confirm_pending: bool) -> list[Event]:
         """The source ended: keep the game, confirm a turn left pending if asked, and say so."""
-        events = []
+        events = self._release(t)
         if confirm_pending and self.state.pending is not None:
             self.state.turn_done()
             events += self._record_new_turns(t) + self._check_end(t)
