@@ -357,7 +357,7 @@ class Session:
         """Choose candidate ``choice`` (1-based) of the last ambiguous board, or of the nearest
         legal turns of the last illegal one: the board seen is then right for the record, and
         its readings that do not fit the turn are taken as the camera's misreadings."""
-        choices = self._choices
+        choices = self._choices if self._held is None else None  # not those of a board not yet told
         if choices is None or not 1 <= choice <= len(choices.candidates):
             return [self._info(t, "no such candidate to confirm")]
         self.state.pending = None  # candidates start from the confirmed board (a pending turn is their prefix)
