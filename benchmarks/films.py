@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
@@ -53,6 +52,7 @@ import rules  # noqa: E402
 from tacticblue.session import Event, Session  # noqa: E402
 from tacticblue.sources import open_source  # noqa: E402
 from tacticblue.vision_reader import VisionReader  # noqa: E402
+from tools.render_live_videos import compress  # noqa: E402
 from vision.board_finder import white_side_of  # noqa: E402
 from vision.board_model import board_model  # noqa: E402
 from vision.synth.scene import pose_from_truth  # noqa: E402
@@ -76,10 +76,7 @@ def film(game: str, seed: int, number: int, plies: int, still_s: float, verbose:
         video = Path(tmp) / "film.mp4"
         write_video(header, frames, video, None, Path(tmp) / "film.json")
         if crf is not None:
-            h264 = Path(tmp) / "h264.mp4"
-            subprocess.run(["ffmpeg", "-y", "-loglevel", "error", "-i", str(video), "-c:v", "libx264", "-crf",
-                            str(crf), "-pix_fmt", "yuv420p", "-an", str(h264)], check=True)
-            video = h264
+            compress(video, crf)
         tally, log = replay(game, video, header)
     where = f"{game} film {number} ({size[0]}x{size[1]}, {'H.264 CRF %d' % crf if crf else 'MPEG-4'})"
     if verbose:
