@@ -675,3 +675,37 @@ def test_the_films_benchmark_counts_a_turn_recorded_other_than_played_as_wrong()
     tally, log = replay("accasta", video, {**header, "positions": positions})
     assert tally == {"right": 1, "asked": 0, "wrong": 1, "missed": 2, "alarms": 0}
     assert f"turn 2 recorded {header['turns'][1]!r}, played {header['turns'][1]!r}" in log
+
+
+def test_a_confirm_while_an_illegal_board_is_held_back_confirms_nothing():
+    """An illegal board read once is not told until the re-read a second later agrees; a
+    confirm meanwhile (a panel button pressed for the message before) must not confirm one
+    of that untold board's candidates.  Once told, its nearest legal turn can be confirmed."""
+    from dataclasses import replace
+
+    from tacticblue.commands.live import TruthReader
+    from tacticblue.session import REREAD_S, Session
+    from tacticblue.sources import Frame
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image
+
+    board = new_game("accasta")
+    start = board.visible()
+    wrong = {**start, "a4": "", "e4": start["e4"] + start["a4"]}  # a pile jumped across the board
+    rng = np.random.default_rng(4)
+    scene = random_scene("accasta", rng, points=start, size=(320, 180), top_down=False)
+    look = random_photo_look(rng)
+    images = [render_image(replace(scene, points=p), look, rng) for p in (start, wrong)]
+    frames = [{"index": n, "position": 0 if n < 20 else 1, "hand": False} for n in range(20 + 60)]
+    session = Session(board, TruthReader([start, wrong], frames))
+    told = []
+    for n, f in enumerate(frames):
+        told += session.feed(Frame(images[f["position"]], n / 30, n))
+        if n == 20 + 15:  # the wrong board settled and read once, half a second ago
+            assert told == []
+            refused = session.confirm(1, n / 30)
+            assert [e.event for e in refused] == ["info"] and "no such candidate" in refused[0].message
+    assert [e.event for e in told] == ["illegal"]
+    assert 20 / 30 + 0.3 + REREAD_S <= told[0].t < 20 / 30 + 0.5 + REREAD_S
+    nearest = told[0].data["nearest"]
+    assert nearest and [e.turn for e in session.confirm(1, 3.0) if e.event == "turn"] == nearest[:1]
