@@ -213,12 +213,12 @@ def emulate(layout: LedLayout, link: Path | None, out: TextIO, buttons: int = 3,
     device = DeviceModel(layout.count, buttons)
     panel = VirtualPanel(device, link)
     interactive = out.isatty()
-    print(f"panel emulator ({layout.board}, {layout.count} LEDs) on {link or panel.path}"
-          + (f" -> {panel.path}" if link else ""), file=out, flush=True)
-    signal.signal(signal.SIGTERM, _stop)
     drawn: tuple[object, ...] = ()
     inputs = [stdin] if stdin is not None else []
+    signal.signal(signal.SIGTERM, _stop)  # before the first line, which tells a supervisor the panel is up
     try:
+        print(f"panel emulator ({layout.board}, {layout.count} LEDs) on {link or panel.path}"
+              + (f" -> {panel.path}" if link else ""), file=out, flush=True)
         while True:
             for source in panel.step(0.02, inputs):
                 line = source.readline()
