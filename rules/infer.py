@@ -495,7 +495,10 @@ class GameState:
     def update(self, observation: Observation, done: bool = False) -> Inference:
         """Infer from ``observation`` and apply it: a final turn is played, an unfinished one
         becomes :attr:`pending`, a take-back pops the board back.  Returns the inference."""
-        result = infer(self, observation, done=done)
+        return self.apply(infer(self, observation, done=done), observation, done)
+
+    def apply(self, result: Inference, observation: Observation, done: bool = False) -> Inference:
+        """Apply ``result``, :func:`infer`'s answer for ``observation`` (see :meth:`update`)."""
         if result.kind == "unchanged" and not done:
             self.tentative = _tentative(self, observation)
         elif result.kind == "ambiguous" and self.pending is None:

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from rules import Board
 from rules.base import COLOUR_NAMES
-from rules.infer import GameState, Inference, Observation, played_changes
+from rules.infer import GameState, Inference, Observation, infer, played_changes
 from rules.record import turn_number
 from tacticblue.journal import Journal
 from tacticblue.sources import Frame
@@ -54,10 +54,13 @@ turns) is read again this long after, up to :data:`REREADS` times while it stays
 first frames after a hand leaves carry the video encoder's traces of the motion, and a later
 frame of the same board often reads right what was unsure there (the players may still
 confirm a candidate meanwhile).  On the steep 640x360 sample film an ambiguous board is so
-settled a second later instead of with the reply.  An illegal board of the first reading
-in a stillness is likewise told only once the re-read sees it the same: on rendered films a
+settled a second later instead of with the reply.  A doubtful board of the first reading in
+a stillness (illegal, or a turn only if an unsure reading is overruled) is likewise taken
+only once the re-read sees it the same.  On rendered films (``benchmarks/films.py``) a
 misread disc made a board illegal for a second in a quarter of them, and the players were
-told to put back pieces that stood right (a real illegal move is told a second later)."""
+told to put back pieces that stood right; and an Attraktion board read between the moves of
+a turn, a hand coming back at the picture's edge, was taken for another turn by overruling
+the unsure point under the hand.  A real illegal move is told a second later."""
 REREADS = 3
 
 
@@ -129,8 +132,8 @@ class Session:
         self._settled_key: Any = None
         self._choices: Inference | None = None
         """The last board's candidates the players may confirm (ambiguous or illegal), if any."""
-        self._held: Inference | None = None
-        """An illegal board not yet told: read so once, the picture still since (see :data:`REREAD_S`)."""
+        self._held: Observation | None = None
+        """A doubtful board not yet refereed: read so once, the picture still since (see :data:`REREAD_S`)."""
         self._pending_shown: Any = None
         self._ended = board.outcome() is not None
         self._pose_status = "steady"
@@ -159,9 +162,10 @@ class Session:
             self._hand_since = None
             self._reads.clear()
             self._taken.clear()
-            self._held = None  # the board read illegal is gone
+            self._held = None  # the doubtful board is gone
             return []
-        if self._taken and (self._choices is None or len(self._taken) > REREADS or t < self._taken[-1] + REREAD_S):
+        doubt = self._choices is not None or self._held is not None
+        if self._taken and (not doubt or len(self._taken) > REREADS or t < self._taken[-1] + REREAD_S):
             return []
         assert self.reader is not None, "a session fed with frames needs a reader"
         reading = self.reader.read(frame)
@@ -201,25 +205,33 @@ class Session:
     def settled(self, observation: Observation, t: float, hold: bool = False) -> list[Event]:
         """Referee one settled board: infer, apply, journal, and say what happened.
 
-        With ``hold``, an illegal board that has nearest legal turns is not told yet, but
-        only when the same board is settled again (see :data:`REREAD_S`)."""
+        With ``hold``, a doubtful board (illegal with nearest legal turns, or a turn that
+        overrules an unsure reading) is held back, and refereed only when the same board is
+        settled again (see :data:`REREAD_S`)."""
         key = tuple(sorted(observation.points.items()))
         if key == self._settled_key:
             return self._release(t)
         self._settled_key = key
         self.observation = observation
+        self._held = None
         if self._ended:
             return []
+        result = infer(self.state, observation)
+        if hold and _doubtful(result):
+            self._held = observation
+            return []
         before_ply = self.board.ply
-        result = self.state.update(observation)
-        return self._apply(result, before_ply, t, hold)
+        return self._apply(self.state.apply(result, observation), before_ply, t)
 
     def _release(self, t: float) -> list[Event]:
-        """The illegal board held back, told now (the same board was read again)."""
+        """The board held back, refereed now (the same board was read again)."""
         held, self._held = self._held, None
-        return [self._illegal(held, t)] if held is not None else []
+        if held is None:
+            return []
+        before_ply = self.board.ply
+        return self._apply(self.state.update(held), before_ply, t)
 
-    def _apply(self, result: Inference, before_ply: int, t: float, hold: bool = False) -> list[Event]:
+    def _apply(self, result: Inference, before_ply: int, t: float) -> list[Event]:
         events: list[Event] = []
         self._held = None
         kind = result.kind
@@ -244,10 +256,7 @@ class Session:
                                       + ", ".join(f"{n + 1}={c}" for n, c in enumerate(cands)) + ")",
                                       None, {"candidates": cands}))
         elif kind == "illegal":
-            if hold and result.candidates:
-                self._held = result
-            else:
-                events.append(self._illegal(result, t))
+            events.append(self._illegal(result, t))
         self._choices = result if kind in ("ambiguous", "illegal") and result.candidates else None
         return events + self._check_end(t)
 
@@ -425,6 +434,14 @@ class Session:
 
     def _info(self, t: float, message: str) -> Event:
         return Event(t, "info", message, None, self.board.ply)
+
+
+def _doubtful(result: Inference) -> bool:
+    """A board to read again before it is refereed: illegal, with nearest legal turns to
+    confirm, or a turn only if an unsure reading is overruled."""
+    if result.kind == "illegal":
+        return bool(result.candidates)
+    return result.kind == "turn" and result.best is not None and bool(result.best.overridden)
 
 
 def _targets(board: Board[Any], result: Inference) -> list[str]:
