@@ -14,7 +14,8 @@ row, so a half-made move is never taken for a turn.  A settled board goes to the
 referee, :meth:`Session.settled`, which infers the turn with
 :class:`rules.infer.GameState` and answers with :class:`Event` s:
 
-``turn``       a turn is final (journaled, flushed and synced to disk *before* it is announced);
+``turn``       a turn is final (journaled, flushed and synced to disk *before* it is announced;
+               from a camera, one that overrules an unsure reading once a second reading agrees);
 ``partial``    a turn in progress (an Accasta turn that may go on, a capture half carried out);
 ``ambiguous``  several turns fit: the candidates, confirm one with :meth:`confirm`;
 ``illegal``    what was wrong and what to put back (nothing is recorded); if the board is
@@ -154,9 +155,9 @@ class Session:
 
         Frames are read only while the picture is still, and only until one board has
         been read :attr:`confirm_reads` times in a row: then nothing is read until the
-        picture moves again (or, if that board left candidates to confirm, :data:`REREAD_S`
-        later: see :data:`REREADS`), so a game of long thinking costs one frame difference
-        per frame."""
+        picture moves again (or, if that board was doubtful or left candidates to confirm,
+        :data:`REREAD_S` later: see :data:`REREADS`), so a game of long thinking costs one
+        frame difference per frame."""
         t = frame.t
         if not self.stillness.update(frame.image, t):
             self._hand_since = None
