@@ -709,3 +709,40 @@ def test_a_confirm_while_an_illegal_board_is_held_back_confirms_nothing():
     assert 20 / 30 + 0.3 + REREAD_S <= told[0].t < 20 / 30 + 0.5 + REREAD_S
     nearest = told[0].data["nearest"]
     assert nearest and [e.turn for e in session.confirm(1, 3.0) if e.event == "turn"] == nearest[:1]
+
+
+def test_a_board_between_the_moves_of_a_turn_is_not_taken_for_another_turn_by_overruling_a_reading():
+    """Attraktion's c4, filmed (``benchmarks/films.py --seed 2``): the attraction done, the disc
+    not yet placed, the board still for 0.6 s while the hand came back at the picture's edge
+    and made the reading of b4 unsure.  Overruling that reading made the board the turn b4;
+    such a board is now taken only once a re-read a second later agrees, and here the picture
+    moved first, so the finished board gives c4.  The reader stands in for vision's misreading
+    (conf 0.2 on b4), the rest (stillness, session, inference) is the real loop."""
+    from dataclasses import replace
+
+    from rules.infer import Observation
+    from tacticblue.session import Reading, Session
+    from tacticblue.sources import Frame
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image
+
+    board = new_game("attraktion")
+    for turn in ("d2", "h4"):
+        board.push(board.parse_turn(turn))
+    before = board.visible()
+    after = board_after("attraktion", ["d2", "h4", "c4"]).visible()
+    between = {**after, "c4": ""}  # the attraction carried out, the disc not yet placed
+    reads = [Observation(before), Observation(between, {"b4": 0.2}), Observation(after)]
+    rng = np.random.default_rng(6)
+    scene = random_scene("attraktion", rng, points=before, size=(320, 180), top_down=False)
+    look = random_photo_look(rng)
+    images = [render_image(replace(scene, points=p), look, rng) for p in (before, between, after)]
+    shown = [0] * 30 + [1] * 18 + [2] * 60  # 30 fps: the board between the moves stands 0.6 s
+
+    class Script:
+        def read(self, frame: Frame) -> Reading:
+            return Reading(reads[shown[frame.index]])
+
+    session = Session(board, Script())
+    events = [e for n, k in enumerate(shown) for e in session.feed(Frame(images[k], n / 30, n))]
+    assert [(e.event, e.turn) for e in events] == [("turn", "c4")]
