@@ -149,7 +149,6 @@ def agreeing(board: rules.Board[Any], truth: list[dict[str, str]]) -> int:
 def answer(session: Session, question: Event, truth: list[dict[str, str]], t: float, log: list[str]) -> list[Event]:
     """The player confirms the turn played, if the question offers it."""
     offered = question.data.get("candidates") or question.data.get("nearest") or []
-    ply = session.board.ply
     for n, notation in enumerate(offered, 1):
         trial = session.board.copy()
         for text in notation.split(" "):
