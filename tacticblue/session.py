@@ -57,7 +57,9 @@ frame of the same board often reads right what was unsure there (the players may
 confirm a candidate meanwhile).  On the steep 640x360 sample film an ambiguous board is so
 settled a second later instead of with the reply.  A doubtful board of the first reading in
 a stillness (illegal, or a turn only if an unsure reading is overruled) is likewise taken
-only once the re-read sees it the same.  On rendered films (``benchmarks/films.py``) a
+only once it is read again: as it is if the re-read sees it the same, else as the surer
+reading of each point of the two (a Dame 100 film read the turn 10-14 surely but one
+unrelated point unsure, and the re-read that point surely but the turn's two points unsure).  On rendered films (``benchmarks/films.py``) a
 misread disc made a board illegal for a second in a quarter of them, and the players were
 told to put back pieces that stood right; and an Attraktion board read between the moves of
 a turn, a hand coming back at the picture's edge, was taken for another turn by overruling
@@ -207,12 +209,17 @@ class Session:
         """Referee one settled board: infer, apply, journal, and say what happened.
 
         With ``hold``, a doubtful board (illegal with nearest legal turns, or a turn that
-        overrules an unsure reading) is held back, and refereed only when the same board is
-        settled again (see :data:`REREAD_S`)."""
+        overrules an unsure reading) is held back, and refereed only when the board is settled
+        again (see :data:`REREAD_S`): the same board, or the surer reading of each point of the two."""
         key = tuple(sorted(observation.points.items()))
         if key == self._settled_key:
             return self._release(t)
         self._settled_key = key
+        if self._held is not None and not hold and not self._held.contradicts(observation, self.state.low_confidence):
+            # The doubtful board read again, differently but nowhere surely so: the same still
+            # picture, so the surer reading of each point (a turn seen surely once, its unsure
+            # point surely the next time).
+            observation = self._held.fused(observation)
         self.observation = observation
         self._held = None
         if self._ended:

@@ -715,8 +715,9 @@ def test_a_board_between_the_moves_of_a_turn_is_not_taken_for_another_turn_by_ov
     """Attraktion's c4, filmed (``benchmarks/films.py --seed 2``): the attraction done, the disc
     not yet placed, the board still for 0.6 s while the hand came back at the picture's edge
     and made the reading of b4 unsure.  Overruling that reading made the board the turn b4;
-    such a board is now taken only once a re-read a second later agrees, and here the picture
-    moved first, so the finished board gives c4.  The reader stands in for vision's misreading
+    such a board is now taken only once it is read again a second later, and here the disc
+    was placed meanwhile (too small a change at 320x180 to be seen as motion), so the re-read,
+    surely different, gives c4 on its own.  The reader stands in for vision's misreading
     (conf 0.2 on b4), the rest (stillness, session, inference) is the real loop."""
     from dataclasses import replace
 
@@ -746,3 +747,46 @@ def test_a_board_between_the_moves_of_a_turn_is_not_taken_for_another_turn_by_ov
     session = Session(board, Script())
     events = [e for n, k in enumerate(shown) for e in session.feed(Frame(images[k], n / 30, n))]
     assert [(e.event, e.turn) for e in events] == [("turn", "c4")]
+
+
+def test_a_doubtful_turn_read_again_differently_is_taken_from_the_surer_reading_of_each_point():
+    """Dame 100's 10-14, filmed (``benchmarks/films.py --seed 1``, the last turn of a 640x360
+    film): the first reading of the still board saw the turn surely but an unrelated white
+    piece (j4) unsure and empty, so it was held back; the re-read a second later saw j4 surely
+    but the turn's two squares unsure, which alone is no turn, and the turn was never recorded.
+    The two readings of the same still picture now make one, point by point.  A scripted
+    reader stands in for vision's two readings; stillness, session and inference are real."""
+    from dataclasses import replace
+
+    from rules.infer import Observation
+    from tacticblue.session import REREAD_S, Reading, Session
+    from tacticblue.sources import Frame
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image
+
+    played = ["33-28", "19-23", "28x19", "14x23", "38-33", "16-21", "31-26"]
+    board = board_after("dame100", played)
+    before = board.visible()
+    after = board_after("dame100", [*played, "10-14"]).visible()
+    assert {p for p in after if after[p] != before[p]} == {"h8", "i9"} and after["j4"] == "w"
+    readings = [Observation({**after, "j4": ""}, {"j4": 0.21}), Observation(after, {"h8": 0.24, "i9": 0.23})]
+    rng = np.random.default_rng(3)
+    scene = random_scene("dame100", rng, points=before, size=(320, 180), top_down=False)
+    look = random_photo_look(rng)
+    images = [render_image(replace(scene, points=p), look, rng) for p in (before, after)]
+    hand = images[1].copy()
+    cv2.circle(hand, (160, 200), 90, (90, 120, 170), -1)  # an arm coming in from the near edge
+    images.append(hand)
+    shown = [0] * 30 + [2] * 9 + [1] * 60  # 30 fps: the finished board stands 2 s, long enough for one re-read
+
+    class Script:
+        def read(self, frame: Frame) -> Reading:
+            if shown[frame.index] == 0:
+                return Reading(Observation(before))
+            return Reading(readings[0] if not readings[1:] else readings.pop(0))
+
+    session = Session(board, Script())
+    events = [e for n, k in enumerate(shown) for e in session.feed(Frame(images[k], n / 30, n))]
+    assert [(e.event, e.turn) for e in events] == [("turn", "10-14")]
+    assert 1.3 + REREAD_S <= events[0].t < 1.8 + REREAD_S  # on the re-read, not at the film's end
+    assert session.observation is not None and session.observation.points == after
