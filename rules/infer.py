@@ -108,37 +108,25 @@ class Observation:
     def presence_conf(self, point: str) -> float:
         return self.presence.get(point, self.conf(point))
 
-    def fused(self, other: "Observation") -> "Observation":
-        """Two readings of the same still picture as one: every point either saw, as the surer
-        of the two read it (``other``, the later, where they are as sure).
+    def fused(self, later: "Observation") -> "Observation":
+        """Two readings of the same still picture as one: every point as ``later`` read it (or
+        this one, where ``later`` did not see it), and where both read the same stack, as sure
+        as the surer of the two.
 
-        >>> first = Observation({"d4": "w", "d5": ""}, {"d5": 0.2})
-        >>> again = Observation({"d4": "", "d5": "b"}, {"d4": 0.3, "d5": 0.9})
+        >>> first = Observation({"d4": "w", "d5": "b"}, {"d5": 0.9})
+        >>> again = Observation({"d4": "", "d5": "b"}, {"d4": 0.3, "d5": 0.4})
         >>> fused = first.fused(again)
         >>> fused.points, fused.conf("d4"), fused.conf("d5")
-        ({'d4': 'w', 'd5': 'b'}, 1.0, 0.9)
+        ({'d4': '', 'd5': 'b'}, 0.3, 0.9)
         """
-        points: dict[str, str] = {}
+        points = {**self.points, **later.points}
         confidence: dict[str, float] = {}
         presence: dict[str, float] = {}
-        for name in {**self.points, **other.points}:
-            readings = [o for o in (other, self) if name in o.points]
-            best = max(readings, key=lambda o: o.conf(name))
-            points[name] = stack = best.points[name]
-            confidence[name] = best.conf(name)
-            presence[name] = max(o.presence_conf(name) for o in readings if (o.points[name] == "") == (stack == ""))
+        for name, stack in points.items():
+            readings = [o for o in (later, self) if o.points.get(name) == stack]
+            confidence[name] = max(o.conf(name) for o in readings)
+            presence[name] = max(o.presence_conf(name) for o in readings)
         return Observation(points, confidence, presence)
-
-    def contradicts(self, other: "Observation", sure: float = LOW_CONFIDENCE) -> bool:
-        """Whether the two readings differ at a point both read at least ``sure``: not the
-        same picture (a disc placed without enough motion to be seen as such).
-
-        >>> seen = Observation({"d4": "w"})
-        >>> seen.contradicts(Observation({"d4": ""}, {"d4": 0.3})), seen.contradicts(Observation({"d4": ""}))
-        (False, True)
-        """
-        return any(stack != other.points[name] and min(self.conf(name), other.conf(name)) >= sure
-                   for name, stack in self.points.items() if name in other.points)
 
     @classmethod
     def from_json(cls, data: Any) -> "Observation":

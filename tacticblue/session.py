@@ -56,12 +56,13 @@ first frames after a hand leaves carry the video encoder's traces of the motion,
 frame of the same board often reads right what was unsure there (the players may still
 confirm a candidate meanwhile).  On the steep 640x360 sample film an ambiguous board is so
 settled a second later instead of with the reply.  A doubtful board of the first reading in
-a stillness (illegal, or a turn only if an unsure reading is overruled) is likewise taken
-only once it is read again: as it is if the re-read sees it the same, else as the surer
-reading of each point of the two (a Dame 100 film read the turn 10-14 surely but one
-unrelated point unsure, and the re-read that point surely but the turn's two points unsure).  On rendered films (``benchmarks/films.py``) a
-misread disc made a board illegal for a second in a quarter of them, and the players were
-told to put back pieces that stood right; and an Attraktion board read between the moves of
+a stillness (illegal, or a turn only if an unsure reading is overruled) is likewise not
+taken but read again, and the re-read refereed instead: made surer where the two readings
+agree if only that makes a turn (a Dame 100 film read the turn 10-14 surely but an unrelated
+piece unsure and empty, and the re-read that piece surely but the turn's two points unsure,
+no turn on their own).  On rendered films (``benchmarks/films.py``) a misread disc made a
+board illegal for a second in a quarter of them, and the players were told to put back
+pieces that stood right; and an Attraktion board read between the moves of
 a turn, a hand coming back at the picture's edge, was taken for another turn by overruling
 the unsure point under the hand.  A real illegal move is told a second later."""
 REREADS = 3
@@ -209,22 +210,27 @@ class Session:
         """Referee one settled board: infer, apply, journal, and say what happened.
 
         With ``hold``, a doubtful board (illegal with nearest legal turns, or a turn that
-        overrules an unsure reading) is held back, and refereed only when the board is settled
-        again (see :data:`REREAD_S`): the same board, or the surer reading of each point of the two."""
+        overrules an unsure reading) is held back, and the next board settled is refereed in its
+        place (see :data:`REREAD_S`): as read then, or, if that makes no turn, each point the two
+        readings agree on as sure as the surer of them, if that makes one."""
         key = tuple(sorted(observation.points.items()))
-        if key == self._settled_key:
-            return self._release(t)
+        if key == self._settled_key and self._held is None:
+            return []
         self._settled_key = key
-        if self._held is not None and not hold and not self._held.contradicts(observation, self.state.low_confidence):
-            # The doubtful board read again, differently but nowhere surely so: the same still
-            # picture, so the surer reading of each point (a turn seen surely once, its unsure
-            # point surely the next time).
-            observation = self._held.fused(observation)
+        held, self._held = self._held, None
         self.observation = observation
-        self._held = None
         if self._ended:
             return []
         result = infer(self.state, observation)
+        if held is not None and not hold and result.kind != "turn":
+            # The doubtful board read again, and no turn as read now: where the two readings
+            # agree, as sure as the surer (a turn seen surely once and its unsure point surely
+            # the next time; read once unsure at the turn's points, that is no turn).
+            fused = held.fused(observation)
+            again = infer(self.state, fused)
+            if again.kind == "turn":
+                self.observation = observation = fused
+                result = again
         if hold and _doubtful(result):
             self._held = observation
             return []
@@ -232,7 +238,7 @@ class Session:
         return self._apply(self.state.apply(result, observation), before_ply, t)
 
     def _release(self, t: float) -> list[Event]:
-        """The board held back, refereed now (the same board was read again)."""
+        """The board held back, refereed now (the source ended before it was read again)."""
         held, self._held = self._held, None
         if held is None:
             return []
