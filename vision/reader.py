@@ -27,7 +27,7 @@ from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, stack_colours
 from vision.shapes import StackShapes
-from vision.stack_net import height_log_probabilities, patch_frames
+from vision.stack_net import PatchHeights, patch_frames
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile, outline_evidence, outline_strength
 
 MIN_SHARPNESS = 0.09
@@ -103,7 +103,8 @@ of 14 camera effects (tone curves, colour casts, blur, noise, JPEG, vignetting) 
 and wrong points go from up to .0015 to none, and two other games lose one unsure point each."""
 NET_DOUBT = 0.5
 """A stack's confidence is multiplied by the patch net's probability of the height read, as a
-share of that of the height it finds likeliest, to this power: the net never makes a reading
+share of that of the height it finds likeliest, to this power, where the net was asked
+(:data:`vision.heights.PATCH_NEEDED_NATS`): the net never makes a reading
 surer (:func:`vision.heights.read_heights`), but where it sees another height the reading is
 less sure.  On the benchmark's 700 scenes of the stacking and draughts games (seed 7) the
 stacks read wrong with a confidence of 0.6 or more went from 8 to 5 (mixed 2-stacks seen
@@ -195,7 +196,7 @@ class StackReader:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
-        patch_heights = height_log_probabilities(image, self.patch_maps, self.patch_rise, model.max_height)
+        patch_heights = PatchHeights(image, self.patch_maps, self.patch_rise, model.max_height)
         hand = self.hands.mask(image)
         first = None
         if hand.any():
@@ -210,11 +211,11 @@ class StackReader:
         return Reading(self.game, first or self._observe(frame, blur, None, patch_heights), True)
 
     def _observe(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None,
-                 patch_heights: np.ndarray) -> Observation:
+                 patch_heights: PatchHeights) -> Observation:
         """Every point's stack, confidence and presence (a point not read is left out of the
         stacks), ``blur`` (0..1) scaling the confidences; ``hidden`` (per sample of the bank,
-        bool) marks a hand's pixels; ``patch_heights``: what the patch net makes of every point
-        (:func:`vision.stack_net.height_log_probabilities`)."""
+        bool) marks a hand's pixels; ``patch_heights``: what the patch net makes of the points
+        whose evidence asks for its word."""
         model, names = self.model, self.model.names
         # A game that never adds or removes a disc says how many the heights add up to, when
         # every point is in view and no hand hides one.
@@ -222,7 +223,10 @@ class StackReader:
         heights, probs, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total,
                                                       patch_heights)
         prob = probs[np.arange(len(names)), heights]
-        doubt = np.exp(NET_DOUBT * (patch_heights[np.arange(len(names)), heights] - patch_heights.max(axis=1)))
+        asked = ~np.isnan(patch_heights.table[:, 0])
+        doubt = np.ones(len(names))
+        seen = patch_heights.table[asked]
+        doubt[asked] = np.exp(NET_DOUBT * (seen[np.arange(len(seen)), heights[asked]] - seen.max(axis=1)))
         board = _board_colours(model, frame, masks)
         empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)
                        * _cell_trust(model, frame, board, heights))

@@ -143,6 +143,27 @@ def height_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarr
     return log_softmax(scores[:, :max_height + 1].astype(np.float64))
 
 
+class PatchHeights:
+    """What the patch net makes of the points of one frame (:func:`height_log_probabilities`),
+    worked out only for the points asked about, each once: the net is a third to a half of a
+    frame's reading time, and most points' evidence needs no second word (see
+    :data:`vision.heights.PATCH_NEEDED_NATS`).
+
+    ``table`` holds the log-probabilities found so far (points x (max_height + 1)), NaN for
+    the points not asked about."""
+
+    def __init__(self, image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int) -> None:
+        self.image, self.maps, self.rise, self.max_height = image, maps, rise, max_height
+        self.table = np.full((len(maps), max_height + 1), np.nan)
+
+    def of(self, points: np.ndarray) -> np.ndarray:
+        """The log-probabilities of ``points`` (indices, no repeats), running the net on those not yet seen."""
+        new = points[np.isnan(self.table[points, 0])]
+        if len(new):
+            self.table[new] = height_log_probabilities(self.image, self.maps[new], self.rise[new], self.max_height)
+        return self.table[points]
+
+
 def log_softmax(scores: np.ndarray) -> np.ndarray:
     """Scores made log-probabilities along the last axis.
 
