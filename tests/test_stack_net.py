@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import rules
-from vision.stack_net import BASE_ROW, PATCH_SIZE, RADIUS_PX, height_log_probabilities, patch_frames
+from vision.stack_net import BASE_ROW, PATCH_SIZE, RADIUS_PX, PatchHeights, height_log_probabilities, patch_frames
 from vision.stacks import StackModel
 from vision.synth.scene import pose_from_truth
 
@@ -55,3 +55,19 @@ def test_the_net_alone_reads_another_renderers_heights():
         right += int((read == [len(truth["points"].get(n, "")) for n in model.names]).sum())
         total += len(model.names)
     assert right / total > 0.97, f"{right} of {total}"
+
+
+def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
+    """PatchHeights answers a point as the net does over the whole board, whatever it was
+    asked with, and leaves the points never asked about unread (NaN)."""
+    path = POVRAY[0]
+    model = _model(json.loads(path.read_text()))
+    maps, rise = patch_frames(model)
+    image = cv2.imread(str(path.with_suffix(".jpg")))
+    whole = height_log_probabilities(image, maps, rise, model.max_height)
+    lazy = PatchHeights(image, maps, rise, model.max_height)
+    np.testing.assert_allclose(lazy.of(np.array([3, 0])), whole[[3, 0]], atol=1e-5)
+    np.testing.assert_allclose(lazy.of(np.array([0, 5, 7])), whole[[0, 5, 7]], atol=1e-5)
+    asked = ~np.isnan(lazy.table[:, 0])
+    assert np.flatnonzero(asked).tolist() == [0, 3, 5, 7]
+    assert lazy.of(np.array([], int)).shape == (0, model.max_height + 1)
