@@ -43,6 +43,11 @@ from tacticblue.sources import Frame
 from tacticblue.stillness import StillnessDetector
 
 EVENT_KINDS = ("turn", "illegal", "partial", "ambiguous", "takeback", "end", "info")
+LOST_NOTE_S = 3.0
+"""A board that was in view and is lost (the tracker no longer sees enough of its printed
+lines) is told as not in view only once it has stayed lost this long: an arm over much of
+the board loses it for a moment, and the companion's demo film told the players four times
+that the board was not in view while a hand rested over it (2.5 s each)."""
 LOST_BOARD_S = 10.0
 """A board not found for this long gets the players a way out: calibrate it from a photo."""
 STEADY_HAND_S = 5.0
@@ -140,12 +145,15 @@ class Session:
         """A doubtful board not yet refereed: read so once, the picture still since (see :data:`REREAD_S`)."""
         self._pending_shown: Any = None
         self._ended = board.outcome() is not None
-        self._pose_status = "steady"
         self._hand_since: float | None = None
         """When the hand seen over the still picture was first seen (None: no hand, or the picture moved)."""
         self._hand_told = False
+        self._found = False
+        """Whether the board has been in view since the session began."""
         self._lost_since: float | None = None
-        """Since when no board has been found (None: it is in view, or the players have been told)."""
+        """Since when no board has been found (None: it is in view)."""
+        self._lost_told: set[str] = set()
+        """What the players have been told since then: ``"view"``, ``"calibrate"``."""
 
     # --- frames ------------------------------------------------------------------------------
 
@@ -175,21 +183,14 @@ class Session:
         reading = self.reader.read(frame)
         self.reading = reading
         events = [self._info(t, reading.note)] if reading.note else []
-        if reading.status != self._pose_status:
+        if reading.status == "lost":
+            events += self._lost(t)
+        else:
             if reading.status == "moved":
                 events.append(self._info(t, "the board was moved: found it again, the game goes on"))
-            elif reading.status == "lost":
-                events.append(self._info(t, "the board is not in view: the game is kept, point the camera at it"))
-            elif self._pose_status == "lost":
+            if "view" in self._lost_told:
                 events.append(self._info(t, "the board is in view again"))
-            self._pose_status = "steady" if reading.status == "moved" else reading.status
-            self._lost_since = t if reading.status == "lost" else None
-        if self._lost_since is not None and t - self._lost_since >= LOST_BOARD_S:
-            self._lost_since = None  # told once, until the board has been in view again
-            events.append(self._info(t, f"no board found for {LOST_BOARD_S:.0f} s: if it is in view, calibrate it "
-                                        f"once from a photo ('tacticblue calibrate board PHOTO --game "
-                                        f"{self.board.name}', with --corners if it is not found there either) and "
-                                        "start again with --calibration"))
+            self._found, self._lost_since, self._lost_told = True, None, set()
         if reading.hand or reading.observation is None:
             self._reads.clear()
             return events + (self._steady_hand(t) if reading.hand else [])
@@ -203,6 +204,25 @@ class Session:
         first = not self._taken
         self._taken.append(t)
         return events + self.settled(reading.observation, t, hold=first)
+
+    def _lost(self, t: float) -> list[Event]:
+        """What to tell the players of a frame in which no board was found: that it is not in
+        view, at once if it has not been yet, else once it has stayed lost :data:`LOST_NOTE_S`;
+        how to calibrate it once it has stayed lost :data:`LOST_BOARD_S`; each once."""
+        if self._lost_since is None:
+            self._lost_since = t
+        lost, told = t - self._lost_since, self._lost_told
+        events = []
+        if "view" not in told and (not self._found or lost >= LOST_NOTE_S):
+            told.add("view")
+            events.append(self._info(t, "the board is not in view: the game is kept, point the camera at it"))
+        if "calibrate" not in told and lost >= LOST_BOARD_S:
+            told.add("calibrate")
+            events.append(self._info(t, f"no board found for {LOST_BOARD_S:.0f} s: if it is in view, calibrate it "
+                                        f"once from a photo ('tacticblue calibrate board PHOTO --game "
+                                        f"{self.board.name}', with --corners if it is not found there either) and "
+                                        "start again with --calibration"))
+        return events
 
     # --- the referee --------------------------------------------------------------------------
 

@@ -540,6 +540,39 @@ def test_a_bumped_board_is_found_again_by_vision_and_the_game_goes_on(cli, tmp_p
     assert read_journal(tmp_path / "j").turns == []
 
 
+def test_a_board_hidden_for_a_moment_is_not_told_as_out_of_view():
+    """An arm over the board loses it to the tracker; the players are told the board is not in
+    view only once it has stayed lost LOST_NOTE_S (and that it is back only if they were told),
+    while a board never found is told at once.  The real vision path on a rendered start
+    position, 10 frames a second."""
+    from tacticblue.session import LOST_NOTE_S, Session
+    from tacticblue.sources import Frame
+    from tacticblue.vision_reader import VisionReader
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image
+
+    board = new_game("accasta")
+    rng = np.random.default_rng(5)
+    scene = random_scene("accasta", rng, points=board.visible(), size=(960, 540), top_down=False)
+    image = render_image(scene, random_photo_look(rng), rng)
+    arm = image.copy()
+    u, v = scene.pose.point_pixels(board.geometry)["d4"]
+    cv2.ellipse(arm, (int(u), int(v)), (480, 140), -25, 0, 360, (120, 150, 205), -1)  # skin, across the board
+    table = np.full_like(image, 120)
+    shown = [table] * 10 + [image] * 20 + [arm] * 20 + [image] * 20 + [arm] * round(10 * (LOST_NOTE_S + 1)) + \
+        [image] * 20
+    session = Session(board, VisionReader(board))
+    notes = [(n / 10, e.message) for n, picture in enumerate(shown) for e in session.feed(Frame(picture, n / 10, n))
+             if e.event == "info"]
+    lost_again = (10 + 20 + 20 + 20) / 10
+    assert [m for _, m in notes] == ["the board is not in view: the game is kept, point the camera at it",
+                                     "the board is in view again",
+                                     "the board is not in view: the game is kept, point the camera at it",
+                                     "the board is in view again"], notes
+    assert notes[0][0] < 1.0 and lost_again + LOST_NOTE_S <= notes[2][0] <= lost_again + LOST_NOTE_S + 0.5, notes
+    assert board.ply == 0
+
+
 def test_keys_typed_in_the_terminal_are_commands(tmp_path):
     import os
     import pty
