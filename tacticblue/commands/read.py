@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from tacticblue.commands import CLIError, add_game_argument, print_json
+
+if TYPE_CHECKING:
+    from rules.infer import Observation
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,9 +79,24 @@ def run(args: argparse.Namespace) -> int:
         print(diagram(geometry, {n: obs.points.get(n, "-") for n in geometry.names}))  # "-": not seen
         if not reading.readable:
             print(f"not readable: {reading.reason}")
-        low = sorted(n for n, c in obs.confidence.items() if n in obs.points and c < 0.5)
+        low = unsure_points(obs)
         if low:
-            print("unsure: " + ", ".join(f"{n} {obs.points[n] or 'empty'} ({obs.confidence[n]:.2f})" for n in low))
+            print(low)
         if args.overlay:
             print(f"wrote {args.overlay}")
     return 0 if reading.readable else 1
+
+
+def unsure_points(obs: Observation, below: float = 0.5) -> str | None:
+    """The line naming the points read with a confidence under ``below``, or None if there are
+    none: an empty point read with no confidence at all is one that nearer stacks hide.
+
+    >>> from rules.infer import Observation
+    >>> unsure_points(Observation({"d4": "wb", "d5": "", "d6": "", "d7": "b"}, {"d4": 0.3, "d5": 0.2, "d6": 0.0}))
+    'unsure: d4 wb (0.30), d5 empty (0.20), d6 hidden (0.00)'
+    """
+    low = sorted(n for n, c in obs.confidence.items() if n in obs.points and c < below)
+    if not low:
+        return None
+    return "unsure: " + ", ".join(f"{n} {obs.points[n] or ('empty' if obs.confidence[n] else 'hidden')} "
+                                  f"({obs.confidence[n]:.2f})" for n in low)
