@@ -2,6 +2,7 @@
 
     pip install -e '.[fit]'     # PyTorch and onnx: only this tool needs them
     python3 tools/fit_stack_net.py vision/stack_net.onnx DIR [DIR ...] [--epochs 7]
+    python3 tools/fit_stack_net.py new.onnx DIR [DIR ...] --start vision/stack_net.onnx --epochs 3 --rate 1e-3
 
 Every point of every still (folders written by ``tacticblue scenes render`` or
 ``tools/povray_scenes.py``; a folder named twice counts twice) gives one patch
@@ -15,6 +16,10 @@ Each batch's pictures are varied as other cameras, lights and discs would make t
 (:func:`tools.height_data.films`: N per stacking game, 640x360 to 1280x720, through H.264 or
 MPEG-4 part 2), with the pose the board finder gave on the film's first frame as their
 truth's camera: small, compressed video is what a live session reads.
+
+``--start`` goes on fitting a net already fitted (its ONNX file) on new stills, at a
+lower ``--rate``: a few epochs teach it a new look of the discs without the hours a
+fresh fit on every still takes on two cores.
 """
 
 from __future__ import annotations
@@ -126,17 +131,31 @@ def varied(patches: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.roll(x, tuple(rng.integers(-1, 2, 2)), axis=(1, 2))
 
 
-def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0) -> StackNet:
+def fitted_net(path: Path) -> StackNet:
+    """The net an ONNX file written by this tool holds, as PyTorch weights (to go on fitting it)."""
+    import onnx
+    from onnx import numpy_helper
+
+    weights = {w.name: torch.from_numpy(numpy_helper.to_array(w).copy()) for w in onnx.load(str(path)).graph.initializer}
+    net = StackNet()
+    net.load_state_dict(weights)
+    return net
+
+
+def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0, start: StackNet | None = None,
+        rate: float = 3e-3) -> StackNet:
+    """The net fitted on ``data`` (:func:`patches_of`), from ``start`` if given, its learning
+    rate rising to ``rate`` and falling again (one cycle)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = StackNet()
+    net = start or StackNet()
     n, batch = len(data["height"]), 256
     steps = n // batch
     optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=epochs * steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, rate, total_steps=epochs * steps)
     loss_of = nn.CrossEntropyLoss()
     for epoch in range(epochs):
-        order, start, total = rng.permutation(n), time.time(), 0.0
+        order, began, total = rng.permutation(n), time.time(), 0.0
         for b in range(steps):
             i = np.sort(order[b * batch:(b + 1) * batch])
             x = torch.from_numpy(net_input(varied(data["patches"][i], rng), data["rise"][i]))
@@ -148,7 +167,7 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0) -> StackNet:
             optimiser.step()
             schedule.step()
             total += loss.item()
-        print(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.4f} ({time.time() - start:.0f} s)", flush=True)
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.4f} ({time.time() - began:.0f} s)", flush=True)
     return net.eval()
 
 
@@ -157,6 +176,9 @@ def main() -> None:
     parser.add_argument("out", help="the .onnx file to write, or with --tall or --films the folder to write the stills into")
     parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render, tools/povray_scenes.py)")
     parser.add_argument("--epochs", type=int, default=7)
+    parser.add_argument("--start", type=Path, metavar="ONNX",
+                        help="go on fitting this net (e.g. vision/stack_net.onnx) instead of starting afresh")
+    parser.add_argument("--rate", type=float, default=3e-3, help="the highest learning rate (default 3e-3)")
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
     parser.add_argument("--films", type=int, metavar="N",
@@ -179,7 +201,7 @@ def main() -> None:
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     print(f"{len(data['height'])} patches; heights {np.bincount(data['height']).tolist()}", flush=True)
     torch.set_num_threads(2)
-    net = fit(data, args.epochs)
+    net = fit(data, args.epochs, start=fitted_net(args.start) if args.start else None, rate=args.rate)
     example = torch.from_numpy(net_input(data["patches"][:2], data["rise"][:2]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice

@@ -12,7 +12,7 @@ The net is fitted by ``tools/fit_stack_net.py`` (PyTorch, only there) and run he
 ``STACK_NET_FILE`` (ONNX) by ONNX Runtime, which runs it in 15 ms for 100 points on one
 core where OpenCV's dnn module takes 40 ms.
 
-``STACK_NET_FILE`` was fitted (7 epochs) on the 237,074 points of 4,890 stills, each with
+``STACK_NET_FILE`` was first fitted (7 epochs) on the 237,074 points of 4,890 stills, each with
 the true pose and with one a little off: ``tacticblue scenes render --size 1280x720`` of the
 seven stacking and draughts games (``--count 40 --seed 101`` and ``--count 160 --seed 202``),
 of attraktion, attraktion-8x8 and alva (``--count 120 --seed 202``), and
@@ -32,6 +32,15 @@ too small to learn them; this one reads them there 0.9906 (held-out, true pose).
 own, with the true pose, it reads the heights of the benchmark's held-out scenes (seed 7)
 0.9916 (Accasta) to 1.0000 right, and of POV-Ray's (``tools/povray_scenes.py``, Abande and
 Accasta at seed 900 and seven games' foreign prints at seed 920) 0.9697 to 1.0000.
+Those stills' discs had sharp rims, shaded as if round, and their sides took as much of the
+room's light as their tops; a real disc's rims are round, and under ceiling light its side is
+darker than its top.  The net was then fitted on for 3 epochs (``tools/fit_stack_net.py
+--start --rate 1e-3``) on 175,100 patches of stills whose discs have rounded rims, rings and
+colours of their own (:class:`vision.synth.render.DiscFinish`) and whose room light comes more
+or less from above (:attr:`vision.synth.render.Lighting.overhead`): the seven stacking and
+draughts games at 1280x720 (``--count 100 --seed 501``, ``--elevation 55-70 --count 60 --seed
+502``) and 640x480 (``--count 30 --seed 503``), attraktion, attraktion-8x8 and alva (``--count
+40 --seed 501``), and the steep stills of seed 402 drawn before.
 
 Patch convention: ``PATCH_SIZE`` (width, height) pixels, the point's centre on the board at
 ``(width / 2, BASE_ROW)``, the board's up direction (its z axis, as the camera sees it at the

@@ -5,13 +5,15 @@ The scene is real 3-D geometry in the board frame (mm, :mod:`rules.geometry`):
 * the board slab (top face at z = 0, both printed sides share one square slab),
   standing on a table at z = -``BOARD_THICKNESS_MM``;
 * discs as upright cylinders (Ø and height from :class:`rules.geometry.BoardSpec`)
-  with rounded edges, so stacked discs show grooves between them;
+  whose rims are rounded, each set of discs as round as its :class:`DiscFinish` says, so
+  stacked discs show real grooves between them;
 * optionally a hand and arm made of capsules, and discs the hand carries.
 
 Every pixel's ray goes through OpenCV's camera model (:mod:`vision.synth.raycast`);
 the nearest surface wins (a depth buffer: near stacks hide what is behind them, as
 a camera sees them).  Surfaces are lit by one lamp (a point light with soft shadows,
-Lambert and Blinn-Phong highlights) plus ambient light, in linear light; the photo
+Lambert and Blinn-Phong highlights) plus ambient light, from all round or more from
+above (:attr:`Lighting.overhead`), in linear light; the photo
 effects of :mod:`vision.synth.photo` come after.
 """
 
@@ -27,7 +29,7 @@ import numpy as np
 from calibration.camera import BoardPose
 from rules.geometry import BoardKind, BoardSpec, Geometry
 from vision.synth.looks import BOARD_LOOKS, board_half_mm, board_texture, table_texture
-from vision.synth.raycast import Rays, hit_capsule, hit_vertical_cylinder, pixel_box, pyramid
+from vision.synth.raycast import Rays, hit_capsule, hit_rounded_disc, pixel_box, pyramid
 
 BOARD_THICKNESS_MM = 9.0
 TABLE_HALF_MM = 1100.0
@@ -83,6 +85,25 @@ class Lighting:
     ambient_colour: tuple[float, float, float]
     room: tuple[float, float, float]
     """Colour of what is seen beyond the table (display BGR)."""
+    overhead: float = 0.0
+    """How much of the ambient light comes from above (0: from all round alike, 1: a sky
+    over the table): an upright side gets half of that part, so under ceiling light a
+    disc's side is darker than its top."""
+
+
+@dataclass(frozen=True)
+class DiscFinish:
+    """How a set's discs are made, beyond their :class:`PieceLook`: sets differ in how round
+    their rims are, whether a ring is pressed into their faces and in their exact colours."""
+
+    edge_mm: float = 1.3
+    """Radius of the rounded rims (mm)."""
+    ring: float = 0.25
+    """How far the ring on the top face tilts it (radians; negative: engraved, 0: no ring)."""
+    white_tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    """The white discs' colour is the look's times this (BGR)."""
+    black_lift: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Added to the black discs' colour (BGR, linear)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +124,7 @@ class Scene:
     """Discs off their points, e.g. held by the hand."""
     hand: tuple[Capsule, ...] = ()
     skin: tuple[float, float, float] = (0.42, 0.55, 0.78)
+    finish: DiscFinish = DiscFinish()
 
     @property
     def kind(self) -> BoardKind:
@@ -456,13 +478,14 @@ def _front_hits(o: np.ndarray, d: np.ndarray, t: np.ndarray, zbuf: np.ndarray
 
 
 def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occluders: list[_Occluder]) -> None:
-    """Ray-cast every disc into the frame (depth-tested), shaded with rounded edges and grooves."""
-    spec, light = scene.spec, scene.lighting
+    """Ray-cast every disc into the frame (depth-tested): rounded rims, a ring on the face,
+    dark grooves where discs touch."""
+    spec, light, finish = scene.spec, scene.lighting, scene.finish
     look = PIECE_LOOKS[scene.piece_look]
     r, h = spec.piece_diameter_mm / 2, spec.piece_height_mm
-    bevel = 1.3
     o = rays.origin
-    albedos = {"w": _to_linear(np.array(look.white, np.float32)), "b": _to_linear(np.array(look.black, np.float32))}
+    albedos = {"w": _to_linear(np.array(look.white, np.float32)) * np.asarray(finish.white_tint, np.float32),
+               "b": _to_linear(np.array(look.black, np.float32)) + np.asarray(finish.black_lift, np.float32)}
     for disc in discs:
         corners = np.array([[disc.x + sx * r, disc.y + sy * r, disc.z + sz * h]
                             for sx in (-1, 1) for sy in (-1, 1) for sz in (0, 1)])
@@ -471,38 +494,33 @@ def _draw_discs(scene: Scene, rays: Rays, frame: _Frame, discs: list[Disc], occl
             continue
         x0, y0, x1, y1 = box
         d = rays.window(box)
-        t, on_cap = hit_vertical_cylinder(o, d, (disc.x, disc.y), r, disc.z, disc.z + h)
+        t, normal = hit_rounded_disc(o, d, (disc.x, disc.y), r, disc.z, h, finish.edge_mm)
         zbuf = frame.depth[y0:y1, x0:x1]
         hits = _front_hits(o, d, t, zbuf)
         if hits is None:
             continue
         idx, tt, dd, p = hits
+        n = normal[:, idx[0], idx[1]]
         rx, ry = p[0] - disc.x, p[1] - disc.y
         rad = np.sqrt(rx * rx + ry * ry) + 1e-6
-        ux, uy = rx / rad, ry / rad
-        cap = on_cap[idx]
         zl = p[2] - disc.z
-        # Side: the normal tilts down near the bottom edge and up near the top edge (rounded rims).
-        lo = _smoothstep(1 - zl / bevel)
-        hi = _smoothstep(1 - (h - zl) / bevel)
-        tilt = np.where(cap, 0.0, (hi - lo) * 1.2)
-        # Cap: the rim rounds over; an embossed ring sits at 2/3 of the radius.
-        rim = _smoothstep(1 - (r - rad) / bevel)
-        ring = np.exp(-((rad - 0.66 * r) / 0.6) ** 2) * np.sign(rad - 0.66 * r) * 0.25
-        cap_tilt = rim * 1.2 + ring
-        nz = np.where(cap, np.cos(cap_tilt), np.sin(tilt))
-        nr = np.where(cap, np.sin(cap_tilt), np.cos(tilt))
-        n = np.stack([ux * nr, uy * nr, nz]).astype(np.float32)
+        # The ring pressed into the flat face tilts it inwards and outwards of a circle at 2/3 of the radius.
+        face = n[2] > 0.999
+        ring = np.where(face, finish.ring * np.exp(-((rad - 0.66 * r) / 0.6) ** 2) * np.sign(rad - 0.66 * r), 0.0)
+        n = np.stack([n[0] + ring * rx / rad, n[1] + ring * ry / rad, n[2]])
+        n = (n / np.sqrt((n * n).sum(0))).astype(np.float32)
         view = -dd / np.sqrt((dd * dd).sum(0))
         diffuse, specular = _lamp(light, p, n, view, look.shininess)
         lit = _shadow_points(light, p, [oc for oc in occluders if not _same_stack(oc, disc)])
         # The gap between two stacked discs (and the foot of a stack) gets little ambient light.
         covered = any(abs(e.x - disc.x) < 3 and abs(e.y - disc.y) < 3 and abs(e.z - disc.z - h) < 0.5 for e in discs)
-        groove = np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep(zl / 1.2))
+        width = max(1.2, finish.edge_mm)
+        groove = 0.35 + 0.65 * _smoothstep(zl / width)
         if covered:
-            groove = groove * np.where(cap, 1.0, 0.35 + 0.65 * _smoothstep((h - zl) / 1.2))
+            groove = groove * (0.35 + 0.65 * _smoothstep((h - zl) / width))
+        sky = (1 - light.overhead) + light.overhead * (0.5 + 0.5 * n[2])
         albedo = albedos[disc.colour]
-        shade = (light.ambient * groove)[:, None] * np.asarray(light.ambient_colour, np.float32) + \
+        shade = (light.ambient * groove * sky)[:, None] * np.asarray(light.ambient_colour, np.float32) + \
             (diffuse * lit * (1 - light.ambient))[:, None] * np.asarray(light.lamp_colour, np.float32)
         rgb = albedo * shade + (look.gloss * specular * lit * groove)[:, None] * np.asarray(light.lamp_colour, np.float32)
         sub = frame.colour[y0:y1, x0:x1]

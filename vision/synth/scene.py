@@ -15,7 +15,7 @@ import json
 import math
 import random
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -27,7 +27,7 @@ from rules.geometry import DEFAULT_SPEC, BoardSpec
 from vision.synth.games import game_info, random_position
 from vision.synth.looks import DRAWN_LOOKS, TABLE_LOOKS, rgb
 from vision.synth.photo import PhotoLook, develop, jpeg, random_photo_look
-from vision.synth.render import PIECE_LOOKS, Lighting, Scene, render_linear
+from vision.synth.render import PIECE_LOOKS, DiscFinish, Lighting, Scene, render_linear
 from vision.synth.rig import DEFAULT_RIG, RigRange, random_camera, random_pose
 
 SKIN_TONES = tuple(rgb(c) for c in ("#f1c6a8", "#e0ac8a", "#c68a64", "#a06a48", "#7a4a30", "#5a3422"))
@@ -67,7 +67,7 @@ def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | N
     camera = random_camera(rng, size, rig)
     pose = random_pose(camera, info.geometry, rng, tallest * spec.piece_height_mm, top_down=top_down, rig=rig,
                        spec=spec, azimuth_deg=azimuth_deg)
-    return Scene(
+    scene = Scene(
         game=game, geometry=info.geometry, points={n: points.get(n, "") for n in info.geometry.names},
         pose=pose,
         board_look=board_look or str(rng.choice(DRAWN_LOOKS)),
@@ -77,6 +77,18 @@ def random_scene(game: str, rng: np.random.Generator, points: dict[str, str] | N
         seed=int(rng.integers(2**31)),
         skin=SKIN_TONES[int(rng.integers(len(SKIN_TONES)))],
     )
+    return replace(scene, lighting=replace(scene.lighting, overhead=float(rng.uniform(0, 1))),
+                   finish=random_finish(rng))
+
+
+def random_finish(rng: np.random.Generator) -> DiscFinish:
+    """A set of discs: rims from nearly sharp to well rounded, a raised, engraved or no ring,
+    whites from cool to warm or pinkish, blacks from black to dark grey."""
+    ring = rng.choice([0.0, 1.0, -1.0]) * rng.uniform(0.1, 0.35)
+    lift = rng.uniform(0, 0.02) + rng.uniform(-0.005, 0.005, 3)
+    return DiscFinish(edge_mm=float(rng.uniform(0.3, 2.0)), ring=float(ring),
+                      white_tint=tuple(float(v) for v in rng.uniform(0.88, 1.06, 3)),  # type: ignore[arg-type]
+                      black_lift=tuple(float(v) for v in np.maximum(lift, 0)))  # type: ignore[arg-type]
 
 
 def render_image(scene: Scene, photo: PhotoLook, rng: np.random.Generator) -> np.ndarray:
