@@ -40,7 +40,10 @@ colours of their own (:class:`vision.synth.render.DiscFinish`) and whose room li
 or less from above (:attr:`vision.synth.render.Lighting.overhead`): the seven stacking and
 draughts games at 1280x720 (``--count 100 --seed 501``, ``--elevation 55-70 --count 60 --seed
 502``) and 640x480 (``--count 30 --seed 503``), attraktion, attraktion-8x8 and alva (``--count
-40 --seed 501``), and the steep stills of seed 402 drawn before.
+40 --seed 501``), and the steep stills of seed 402 drawn before; and for 2 more (rate 5e-4)
+on 275,800 patches: those stills and, of the seven games, ``--count 80 --seed 511``,
+``--elevation 58-72 --count 50 --seed 512`` and ``--size 960x540 --count 20 --seed 513``,
+and ``tools/fit_stack_net.py --tall 100 --seed 514``.
 
 Patch convention: ``PATCH_SIZE`` (width, height) pixels, the point's centre on the board at
 ``(width / 2, BASE_ROW)``, the board's up direction (its z axis, as the camera sees it at the
