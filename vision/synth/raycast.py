@@ -205,7 +205,8 @@ def hit_rounded_disc(origin: np.ndarray, d: np.ndarray, centre: tuple[float, flo
     turned or moulded disc), seen from above: the grooves between stacked discs are real
     notches that show what lies behind and below them.
 
-    Returns (t, normal): depth per ray (inf where missed) and the unit surface normal (3, ...).
+    Returns (t, normal): depth per ray (inf where missed) and the unit surface normal (3, ...;
+    zero where missed).
 
     >>> down = np.array([[0.0], [0.0], [-1.0]])
     >>> t, n = hit_rounded_disc(np.array([0.0, 0.0, 100.0]), down, (0.0, 0.0), 14.5, 0.0, 7.0, 1.5)
@@ -216,9 +217,12 @@ def hit_rounded_disc(origin: np.ndarray, d: np.ndarray, centre: tuple[float, flo
     (93.382, [0.667, 0.0, 0.745])
     """
     t, _ = hit_vertical_cylinder(origin, d, centre, radius, z0, z0 + height)
-    o = np.asarray(origin, np.float32).reshape(3, *([1] * (d.ndim - 1)))
     e = float(min(max(edge, 1e-3), radius, height / 2))
     zc, inner, half = z0 + height / 2, radius - e, height / 2 - e
+    # Only rays into the disc's bounding cylinder can meet it: they alone are traced.
+    into = np.nonzero(np.isfinite(t))
+    rays = d[(slice(None), *into)].astype(np.float32)
+    o = np.asarray(origin, np.float32).reshape(3, 1)
 
     def field(p: np.ndarray) -> tuple[np.ndarray, ...]:
         x, y = p[0] - centre[0], p[1] - centre[1]
@@ -227,21 +231,21 @@ def hit_rounded_disc(origin: np.ndarray, d: np.ndarray, centre: tuple[float, flo
         dist = np.minimum(np.maximum(qr, qz), 0) + np.hypot(np.maximum(qr, 0), np.maximum(qz, 0)) - e
         return dist, x / rad, y / rad, qr, qz
 
-    hit = np.isfinite(t)
-    tt = np.where(hit, t, 0).astype(np.float32)
+    tt = t[into].astype(np.float32)
     for _ in range(steps):
-        dist = field(o + tt * d)[0]
-        tt = tt + np.where(hit, np.maximum(dist, 0), 0)
-    dist, ux, uy, qr, qz = field(o + tt * d)
-    hit &= dist < 0.02
-    up = np.sign(o[2] + tt * d[2] - zc)
+        tt = tt + np.maximum(field(o + tt * rays)[0], 0)
+    dist, ux, uy, qr, qz = field(o + tt * rays)
+    up = np.sign(o[2] + tt * rays[2] - zc)
     nr, nz = np.maximum(qr, 0), np.maximum(qz, 0) * up
     corner = (qr > 0) & (qz > 0)
     nr = np.where(corner, nr, (qr >= qz).astype(np.float32))
     nz = np.where(corner, nz, np.where(qr >= qz, 0, up))
     norm = np.sqrt(nr * nr + nz * nz) + 1e-9
-    n = np.stack([ux * nr / norm, uy * nr / norm, nz / norm])
-    return np.where(hit, tt, np.inf).astype(np.float32), n.astype(np.float32)
+    depth = np.full(t.shape, np.inf, np.float32)
+    depth[into] = np.where(dist < 0.02, tt, np.inf)
+    normal = np.zeros((3, *t.shape), np.float32)
+    normal[(slice(None), *into)] = np.stack([ux * nr / norm, uy * nr / norm, nz / norm])
+    return depth, normal
 
 
 def hit_capsule(origin: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, radius: float
