@@ -21,7 +21,8 @@ overruled, and a change seen only on uncertain points is no turn (``unchanged``)
 reading sure that a point holds a stack, or none (``presence``), is as firm about that
 as a confident one, however unsure which stack it is.  A board no single turn explains may
 be two turns: one seen only unsure on the board before, or one on points whose readings say
-next to nothing, then the reply.  Readings the players have confirmed wrong
+next to nothing, then the reply; a turn seen unsure before and a reply that fit every reading
+are preferred to one turn that fits only by overriding readings.  Readings the players have confirmed wrong
 (:meth:`GameState.accept`) say the record's stack for as long as they stay the same.
 
 Matching compares visible boards, not lists of moves: every legal turn is reduced
@@ -706,11 +707,16 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
     if exact:
         return _turn_inference(state, pos, (), exact, seen, done)
 
+    if override:
+        # A turn that fits only by overriding unsure readings beats an earlier position the
+        # readings fit exactly: the points that tell them apart are those unsure readings, and
+        # a game goes on far more often than it is taken back (an Alva capture whose landing
+        # disc read the other colour, unsure, was taken for a take-back of two turns,
+        # benchmarks/turns.py, seed 1).
+        return _seen_before(state, seen, done) or _turn_inference(state, pos, (), override, seen, done)
     restored = _restored(state, seen)
     if restored is not None:
         return restored
-    if override:
-        return _turn_inference(state, pos, (), override, seen, done)
 
     if outcome is None:
         reply = _reply(state, seen, done)
@@ -858,6 +864,22 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         # The reply itself was seen only unsure (the board was taken as unchanged): the pending
         # turn, that reply and a turn after it.
         found = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
+    return found
+
+
+def _seen_before(state: GameState, seen: _Seen, done: bool) -> Inference | None:
+    """A turn the last board showed unsure (:attr:`GameState.tentative`) and a reply to it
+    that together fit every reading, when they are the only such pair: preferred to one turn
+    that fits only by overriding readings, as the board before already showed part of it
+    (a glossy black disc seen from above reads white, unsure; with the reply beside it, one
+    turn of the other colour fitted by overriding both readings was recorded instead,
+    benchmarks/films.py, Attangle square, seed 1)."""
+    if not state.tentative:
+        return None
+    before = () if state.pending is None else (state.pending,)
+    found = _reply_after(state, seen, done, [before + line for line in state.tentative], {})
+    if found is None or found.kind != "turn" or found.candidates[0].overridden:
+        return None
     return found
 
 

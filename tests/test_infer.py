@@ -243,6 +243,27 @@ def test_a_turn_read_unsure_beside_an_unsure_misreading_is_played_when_the_reply
     assert result.kind == "turn" and result.candidates[0].notations == ("c3", "b2")
 
 
+def test_a_turn_seen_unsure_and_its_reply_beat_one_turn_that_overrides_the_readings() -> None:
+    """Black's g7, a glossy disc seen from above, is read white, unsure: no turn.  White's
+    reply c3 is read right but unsure too, and g7 black, unsure: Black's c3 would fit by
+    overriding both readings, but g7 (kept tentative) and c3 fit every reading, and are played
+    (benchmarks/films.py: Attangle square, seed 1, film 0)."""
+    state = GameState(new_game("attangle-square"))
+    assert state.update(Observation({"h6": "w"}, {"h6": 0.9})).notation == "h6"
+    assert state.update(Observation({"h6": "w", "g7": "w"}, {"h6": 0.52, "g7": 0.26})).kind == "unchanged"
+    assert [[state.board.turn_notation(t) for t in line] for line in state.tentative] == [["g7"]]
+    result = state.update(Observation({"h6": "w", "g7": "b", "c3": "w"}, {"h6": 0.52, "g7": 0.25, "c3": 0.4},
+                                      {"c3": 0.95}))
+    assert result.kind == "turn" and result.candidates[0].notations == ("g7", "c3"), result.message
+    assert state.board.visible()["g7"] == "b" and state.board.ply == 3
+    # With nothing tentative, the one turn that overrides unsure readings is still taken.
+    state = GameState(new_game("attangle-square"))
+    state.update(Observation({"h6": "w"}, {"h6": 0.9}))
+    result = state.update(Observation({"h6": "w", "g7": "b", "c3": "w"}, {"h6": 0.52, "g7": 0.25, "c3": 0.4},
+                                      {"c3": 0.95}))
+    assert result.kind == "turn" and result.notation == "c3" and set(result.candidates[0].overridden) == {"c3", "g7"}
+
+
 def test_a_reply_that_does_not_tell_an_ambiguous_boards_turns_apart_leaves_it_ambiguous() -> None:
     """White's move seen with its landing points hidden fits six turns; Black's reply seen with
     them still hidden fits after each of them: nothing is played, the players are asked."""
@@ -462,6 +483,23 @@ def test_taking_back_an_unfinished_turn_is_restored() -> None:
     r = state.update(Observation(before))
     assert (r.kind, r.restored_ply) == ("restored", 1), r.message
     assert state.pending is None and state.board.ply == 1
+
+
+def test_a_turn_overriding_an_unsure_reading_beats_a_take_back_that_reading_alone_shows() -> None:
+    """Black's capture i9xi7xi5 leaves a black disc on i5, read white, unsure: the board is
+    then the one after White's first turn, as if two turns were taken back.  Only that unsure
+    reading tells the two apart, and a game goes on far more often than it is taken back
+    (benchmarks/turns.py: Alva, seed 1); read surely, the take-back stands."""
+    board = new_game("alva")
+    for turn in ("i5", "i9", "i5-i6,i8"):
+        board.push_notation(turn)
+    after = _after_text(board.copy(), "i9xi7xi5")
+    assert after["i5"] == "b"
+    state = GameState(board.copy())
+    r = state.update(Observation({**after, "i5": "w"}, {"i5": 0.49}))
+    assert r.kind == "turn" and r.notation == "i9xi7xi5", r.message
+    r = GameState(board.copy()).update(Observation({**after, "i5": "w"}))
+    assert (r.kind, r.restored_ply) == ("restored", 1), r.message
 
 
 def test_lifted_pieces_not_yet_put_down_are_a_partial_turn() -> None:
