@@ -69,7 +69,10 @@ no turn on their own).  On rendered films (``benchmarks/films.py``) a misread di
 board illegal for a second in a quarter of them, and the players were told to put back
 pieces that stood right; and an Attraktion board read between the moves of
 a turn, a hand coming back at the picture's edge, was taken for another turn by overruling
-the unsure point under the hand.  A real illegal move is told a second later."""
+the unsure point under the hand.  A real illegal move is told a second later.  A board read
+the same once the picture is still again after moving (a camera shaken, a hand passing over)
+is its own second reading: a shaky camera's glossy black disc read white, unsure, was held
+back, dropped when the picture moved, and never taken (benchmarks/films.py, seed 1)."""
 REREADS = 3
 
 
@@ -143,6 +146,9 @@ class Session:
         """The last board's candidates the players may confirm (ambiguous or illegal), if any."""
         self._held: Observation | None = None
         """A doubtful board not yet refereed: read so once, the picture still since (see :data:`REREAD_S`)."""
+        self._interrupted: Observation | None = None
+        """A doubtful board held until the picture moved: read the same once it is still again,
+        that reading is its second (:meth:`settled`)."""
         self._pending_shown: Any = None
         self._ended = board.outcome() is not None
         self._hand_since: float | None = None
@@ -174,7 +180,8 @@ class Session:
             self._hand_since = None
             self._reads.clear()
             self._taken.clear()
-            self._held = None  # the doubtful board is gone
+            if self._held is not None:  # the doubtful board is gone, unless the same board settles again
+                self._interrupted, self._held = self._held, None
             return []
         doubt = self._choices is not None or self._held is not None
         if self._taken and (not doubt or len(self._taken) > REREADS or t < self._taken[-1] + REREAD_S):
@@ -234,6 +241,11 @@ class Session:
         place (see :data:`REREAD_S`): as read then, or, if that makes no turn, each point the two
         readings agree on as sure as the surer of them, if that makes one."""
         key = tuple(sorted(observation.points.items()))
+        interrupted, self._interrupted = self._interrupted, None
+        if interrupted is not None and interrupted.points == observation.points:
+            # Read the same after the picture moved (a camera shaken, a hand passing over):
+            # this is the doubtful board's second reading.
+            self._held, hold = interrupted, False
         if key == self._settled_key and self._held is None:
             return []
         self._settled_key = key

@@ -830,3 +830,42 @@ def test_a_doubtful_board_read_again_differently_is_refereed_from_both_readings(
     assert [(e.event, e.turn) for e in events] == [("turn", "10-14")]
     assert 1.3 + REREAD_S <= events[0].t < 1.8 + REREAD_S  # on the re-read, not at the film's end
     assert session.board.visible() == after
+
+
+def test_a_doubtful_board_read_the_same_after_the_picture_moved_is_taken():
+    """Attangle square's g8, filmed from above (``benchmarks/films.py --seed 1``, a 960x540
+    film): the glossy black disc read white, unsure, so the turn overrules a reading and is
+    held back for a second reading; but the picture moved (camera shake) before the re-read
+    each time, the held board was dropped, and the same board settling again was taken as
+    already refereed: the turn was never recorded and the next board was illegal.  Read the
+    same after the picture moved, the board is now its own second reading.  A scripted reader
+    stands in for vision's reading; stillness, session and inference are real."""
+    from dataclasses import replace
+
+    from rules.infer import Observation
+    from tacticblue.session import Reading, Session
+    from tacticblue.sources import Frame
+    from vision.synth.photo import random_photo_look
+    from vision.synth.scene import random_scene, render_image
+
+    board = board_after("attangle-square", ["h6"])
+    before = board.visible()
+    after = board_after("attangle-square", ["h6", "g7"]).visible()
+    misread = Observation({**after, "g7": "w"}, {"g7": 0.45}, {"g7": 0.95})
+    rng = np.random.default_rng(5)
+    scene = random_scene("attangle-square", rng, points=before, size=(320, 180), top_down=False)
+    look = random_photo_look(rng)
+    images = [render_image(replace(scene, points=p), look, rng) for p in (before, after)]
+    shaken = np.roll(images[1], 3, axis=1)
+    images.append(shaken)
+    # 30 fps: the new board stands still 0.6 s at a time, too short for a re-read (REREAD_S)
+    shown = [0] * 30 + ([1] * 18 + [2] * 3) * 3
+
+    class Script:
+        def read(self, frame: Frame) -> Reading:
+            return Reading(Observation(before) if shown[frame.index] == 0 else misread)
+
+    session = Session(board, Script())
+    events = [e for n, k in enumerate(shown) for e in session.feed(Frame(images[k], n / 30, n))]
+    assert [(e.event, e.turn) for e in events] == [("turn", "g7")]
+    assert session.board.visible()["g7"] == "b"
