@@ -109,6 +109,18 @@ class Observation:
     def presence_conf(self, point: str) -> float:
         return self.presence.get(point, self.conf(point))
 
+    def sure_against(self, point: str, expected: str, threshold: float = LOW_CONFIDENCE) -> bool:
+        """Whether the reading of ``point``, where it does not fit ``expected``, surely says
+        otherwise: it is at least ``threshold`` sure, or that sure that a stack is there where
+        ``expected`` has none, or the reverse (:attr:`presence`).
+
+        >>> obs = Observation({"a1": "w", "a2": "b"}, {"a1": 0.4, "a2": 0.4}, {"a2": 0.9})
+        >>> obs.sure_against("a1", "b"), obs.sure_against("a2", ""), obs.sure_against("a2", "w")
+        (False, True, False)
+        """
+        return self.conf(point) >= threshold or (
+            self.presence_conf(point) >= threshold and (expected == "") != (self.points.get(point) == ""))
+
     def fused(self, later: "Observation") -> "Observation":
         """Two readings of the same still picture as one: every point as ``later`` read it (or
         this one, where ``later`` did not see it), and where both read the same stack, as sure

@@ -89,7 +89,8 @@ class Event:
     number: int | None = None
     """A turn's number as the game's record prints it (White's and Black's turns share one)."""
     data: dict[str, Any] = field(default_factory=dict)
-    """Extras for screens: ``candidates``, ``put_back`` (point -> stack), ``targets``, ``result``."""
+    """Extras for screens: ``candidates``, ``put_back`` and ``unsure`` (point -> the stack that
+    should be there, read surely otherwise or unsure), ``targets``, ``result``."""
 
     def to_json(self) -> dict[str, Any]:
         return {"t": round(self.t, 3), "event": self.event, "turn": self.turn, "message": self.message,
@@ -311,17 +312,24 @@ class Session:
         names = self.board.geometry.names
         seen = self.observation.points if self.observation else {}
         known = self.state.misreadings(self.observation) if self.observation else {}
-        put_back = {names[i]: s for i, s in enumerate(expected)
-                    if names[i] in seen and names[i] not in known and not self.board.stack_fits(s, seen[names[i]])}
-        where = ", ".join(f"{p} {s or 'empty'}" for p, s in put_back.items())
+        differ = {names[i]: s for i, s in enumerate(expected)
+                  if names[i] in seen and names[i] not in known and not self.board.stack_fits(s, seen[names[i]])}
+        # Only readings sure of what they see ask for a piece to be put back: an unsure one is
+        # as likely the camera's misreading of a piece that stands right (a glossy black disc
+        # seen from above read white), and the players are asked to look at it.
+        sure = self.observation.sure_against if self.observation else None
+        put_back = {p: s for p, s in differ.items() if sure is None or sure(p, s, self.state.low_confidence)}
+        unsure = {p: s for p, s in differ.items() if p not in put_back}
         message = result.message
-        if where:
-            message += f". Put back: {where}"
+        if put_back:
+            message += ". Put back: " + ", ".join(f"{p} {s or 'empty'}" for p, s in put_back.items())
+        if unsure:
+            message += ". Check (read unsure): " + ", ".join(f"{p} {s or 'empty'}" for p, s in unsure.items())
         nearest = [c.notation for c in result.candidates]
         if nearest:
             message += (" (if the camera misreads the board, confirm the turn played: "
                         + ", ".join(f"{n + 1}={c}" for n, c in enumerate(nearest)) + ")")
-        data: dict[str, Any] = {"put_back": put_back, "nearest": nearest}
+        data: dict[str, Any] = {"put_back": put_back, "unsure": unsure, "nearest": nearest}
         return self._event(t, "illegal", message, None, data)
 
     def _record_new_turns(self, t: float) -> list[Event]:

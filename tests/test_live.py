@@ -137,6 +137,27 @@ def test_an_illegal_move_is_reported_with_what_to_put_back_and_nothing_false_is_
     assert read_journal(tmp_path / "j").turns == turns[:4]
 
 
+def test_an_illegal_board_asks_to_put_back_only_what_is_read_surely(cli, tmp_path):
+    """White's pile jumped across the board (read surely), and Black's untouched f4 read empty,
+    unsure (a camera's misreading as likely as a piece gone): a4 and e4 are to be put back and
+    lit on the panel; f4 is only to be checked."""
+    turns, _ = record_turns("accasta")
+    board = board_after("accasta", turns[:2])
+    wrong = board.visible()
+    wrong["a4"], wrong["e4"], wrong["f4"] = "", board["a4"], ""
+    assert board["f4"]
+    seen = {"points": wrong, "confidence": {"f4": 0.3}}
+    log = write_log(tmp_path / "g.jsonl", "accasta", turns[:4], {2: [{"hand": True}, seen, {"hand": True}]})
+    out = cli("replay", log, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    illegal = [e for e in events(out.stdout) if e["event"] == "illegal"]
+    assert len(illegal) == 1
+    assert illegal[0]["put_back"] == {"a4": board["a4"], "e4": board["e4"]}
+    assert illegal[0]["unsure"] == {"f4": board["f4"]}
+    assert f"Check (read unsure): f4 {board['f4']}" in illegal[0]["message"]
+    assert read_journal(tmp_path / "j").turns == turns[:4]
+
+
 def test_a_take_back_is_seen_when_the_board_returns_to_an_earlier_position(cli, tmp_path):
     turns, _ = record_turns("abande")
     board = board_after("abande", turns[:4])
