@@ -21,7 +21,8 @@ overruled, and a change seen only on uncertain points is no turn (``unchanged``)
 reading sure that a point holds a stack, or none (``presence``), is as firm about that
 as a confident one, however unsure which stack it is.  A board no single turn explains may
 be two turns: one seen only unsure on the board before, or one on points whose readings say
-next to nothing, then the reply; a turn seen unsure before and a reply that fit every reading
+next to nothing, or a longer turn than the pending one (its last move read unsure), then
+the reply; a turn seen unsure before and a reply that fit every reading
 are preferred to one turn that fits only by overriding readings.  Readings the players have confirmed wrong
 (:meth:`GameState.accept`) say the record's stack for as long as they stay the same.
 
@@ -858,6 +859,13 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     unseen: dict[int, frozenset[int]] = {}  # index in firsts of a turn maybe not seen -> the points it changes
     if state.pending is not None:
         firsts: list[tuple[Any, ...]] = [(state.pending,)]
+        # The pending turn may have gone on with a move read only unsure: each longer turn it
+        # starts, one per board, if its reply fits every reading (it may overrule none).
+        longer = {frozenset(changes.items()): turn for turn, changes in state.position().results
+                  if turn != state.pending and turn_extends(turn, state.pending)}
+        for turn in longer.values():
+            unseen[len(firsts)] = frozenset()
+            firsts.append((turn,))
     else:
         firsts = list(state.tentative)
         for turn, points in _unseen_turns(state, seen, [line[0] for line in state.tentative]):

@@ -460,6 +460,30 @@ def test_turn_done_ends_an_accasta_turn_that_could_go_on() -> None:
     assert state.board.ply == 2 and state.pending is None
 
 
+def test_a_pending_turn_that_went_on_unsure_is_played_in_full_when_the_reply_shows_it() -> None:
+    """Black's g4:-d7,-f5 may go on; its third move +f4 is read unsure as nothing (the board
+    looks unchanged).  White's reply, read surely, shows f4 and g4 as +f4 left them: the pending
+    turn alone and the reply fit no reading there, the longer turn and the reply fit every one
+    (benchmarks/films.py, Accasta, seed 2, film 1: the two-move turn was recorded and every
+    later board was illegal)."""
+    state, camera = GameState(new_game("accasta")), new_game("accasta")
+    camera.push_notation("a4:+b4,-b5")
+    state.update(Observation(camera.visible()))
+    camera.push_notation("g4:-d7,-f5")
+    assert state.update(Observation(camera.visible())).may_continue
+    before = camera.visible()
+    camera.pop()
+    camera.push_notation("g4:-d7,-f5,+f4")
+    after = camera.visible()
+    unsure = {p: before[p] for p in after if after[p] != before[p]}
+    assert set(unsure) == {"f4", "g4"}
+    assert state.update(Observation({**after, **unsure}, {p: 0.3 for p in unsure})).kind == "unchanged"
+    camera.push_notation("b4:-d6,+a4,+b5")
+    result = state.update(Observation(camera.visible()))
+    assert result.kind == "turn" and result.candidates[0].notations[0] == "g4:-d7,-f5,+f4", result.message
+    assert state.board.visible() == camera.visible()
+
+
 def test_take_back_is_reported_as_restored() -> None:
     board = new_game("accasta")
     start = board.visible()
