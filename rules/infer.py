@@ -402,8 +402,8 @@ class _Position:
     outcome: Outcome | None
     results: list[tuple[Any, Changes]]
     groups: dict[frozenset[int], list[int]]
-    longer: dict[Any, list[Any]] | None = None
-    """Turns of several moves by their first move (filled on demand, for "may continue")."""
+    longer: dict[Any, list[tuple[Any, Changes]]] | None = None
+    """Turns of several moves, with their changes, by their first move (filled on demand: :func:`_same_start`)."""
 
 
 class GameState:
@@ -677,15 +677,21 @@ def _position_keys(board: Board[Any], pos: _Position, indices: Iterable[int]) ->
 
 def _may_continue(board: Board[Any], pos: _Position, turn: Any) -> bool:
     """Whether a legal turn of the same position goes on from ``turn``."""
+    return any(turn_extends(t, turn) for t, _ in _same_start(pos, turn))
+
+
+def _same_start(pos: _Position, turn: Any) -> list[tuple[Any, Changes]]:
+    """The legal turns of ``pos`` of several moves that may go on from ``turn`` (the same
+    first move), with their changes."""
     if not hasattr(turn, "extends"):
-        return False
+        return []
     if pos.longer is None:
         # Only turns with more moves can extend one: index them by their first move.
         pos.longer = {}
-        for t, _ in pos.results:
+        for t, changes in pos.results:
             if _length(t) > 1:
-                pos.longer.setdefault(_first(t), []).append(t)
-    return any(turn_extends(t, turn) for t in pos.longer.get(_first(turn), ()))
+                pos.longer.setdefault(_first(t), []).append((t, changes))
+    return pos.longer.get(_first(turn), [])
 
 
 def _first(turn: Any) -> Any:
@@ -861,8 +867,8 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         firsts: list[tuple[Any, ...]] = [(state.pending,)]
         # The pending turn may have gone on with a move read only unsure: each longer turn it
         # starts, one per board, if its reply fits every reading (it may overrule none).
-        longer = {frozenset(changes.items()): turn for turn, changes in state.position().results
-                  if turn != state.pending and turn_extends(turn, state.pending)}
+        longer = {frozenset(changes.items()): turn for turn, changes in _same_start(state.position(), state.pending)
+                  if turn_extends(turn, state.pending)}
         for turn in longer.values():
             unseen[len(firsts)] = frozenset()
             firsts.append((turn,))
