@@ -39,10 +39,9 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
-from height_data import films, stills  # noqa: E402
+from height_data import films, patches_of  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
-from vision.stack_net import HEIGHTS, PATCH_SIZE, cut_patches, net_input, patch_frames  # noqa: E402
-from vision.stacks import StackModel  # noqa: E402
+from vision.stack_net import HEIGHTS, PATCH_SIZE, net_input  # noqa: E402
 from vision.synth.photo import jpeg  # noqa: E402
 from vision.synth.scene import Sample, camera_truth, render_samples  # noqa: E402
 
@@ -69,22 +68,6 @@ class StackNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
-
-
-def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
-    """Every point's patch (uint8), layer rise, true height and top colour (0 none, 1 white,
-    2 black) in the stills of ``dirs``."""
-    data: dict[str, list[np.ndarray]] = {"patches": [], "rise": [], "height": [], "top": []}
-    for game, pose, image, points in stills(dirs, pose_error):
-        g = rules.GAMES[game]
-        model = StackModel(pose, g.geometry, g.max_height)
-        maps, rise = patch_frames(model)
-        stacks = [points.get(n, "") for n in model.names]
-        data["patches"].append(cut_patches(image, maps))
-        data["rise"].append(rise)
-        data["height"].append(np.array([len(s) for s in stacks]))
-        data["top"].append(np.array([0 if not s else 1 if s[-1] == "w" else 2 for s in stacks]))
-    return {k: np.concatenate(v) for k, v in data.items()}
 
 
 def tall_stacks(rng: np.random.Generator) -> dict[str, str]:

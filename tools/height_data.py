@@ -44,6 +44,7 @@ import rules  # noqa: E402
 from calibration.camera import BoardPose  # noqa: E402
 from vision.board_finder import BoardNotFound, board_model, find_board  # noqa: E402
 from vision.heights import height_features  # noqa: E402
+from vision.stack_net import cut_patches, patch_frames  # noqa: E402
 from vision.stacks import FrameSamples, StackModel  # noqa: E402
 from vision.synth.photo import develop, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
@@ -77,6 +78,22 @@ def stills(dirs: list[str], pose_error: bool, limit: int | None = None
         pose = pose_from_truth(truth)
         yield truth["game"], perturbed(pose, rng) if pose_error else pose, cv2.imread(str(path.with_suffix(".jpg"))), \
             truth["points"]
+
+
+def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
+    """Every point's patch (uint8), layer rise, true height and top colour (0 none, 1 white,
+    2 black) in the stills of ``dirs``."""
+    data: dict[str, list[np.ndarray]] = {"patches": [], "rise": [], "height": [], "top": []}
+    for game, pose, image, points in stills(dirs, pose_error):
+        g = rules.GAMES[game]
+        model = StackModel(pose, g.geometry, g.max_height)
+        maps, rise = patch_frames(model)
+        stacks = [points.get(n, "") for n in model.names]
+        data["patches"].append(cut_patches(image, maps))
+        data["rise"].append(rise)
+        data["height"].append(np.array([len(s) for s in stacks]))
+        data["top"].append(np.array([0 if not s else 1 if s[-1] == "w" else 2 for s in stacks]))
+    return {k: np.concatenate(v) for k, v in data.items()}
 
 
 def _as_video(images: list[np.ndarray], encoder: str = "h264", crf: int = 30) -> list[np.ndarray]:
