@@ -9,7 +9,8 @@ photo effects on every picture: after every turn the board is rendered, read
 :class:`rules.infer.GameState` as the live loop does (no "turn done": an Accasta turn stays
 pending until the reply).  A pass changes nothing to see and is seen with the reply.
 
-Every turn ends up recorded right, recorded wrong (the record left the game: counted once,
+Every turn ends up recorded right, recorded wrong (the record left the game, at this turn or at an
+earlier one it now tells differently (:func:`record_keys`): counted once,
 then the record is put right, as the players would), or left to the players (an illegal
 board, or still not recorded three turns later; then put right too, as the players do by
 confirming the turn played: the readings that board shows wrong are taken as misreadings
@@ -46,6 +47,18 @@ MAX_LAG = 3
 players are taken to put it right."""
 
 
+def record_keys(board: rules.Board) -> list:
+    """The position after every turn of ``board``'s record, from the start: a record is right
+    only if each is the game's (a turn placed on the wrong point, then moved where the
+    game's went, ends in the game's position yet is recorded wrong)."""
+    b = board.copy()
+    out = [b.key()]
+    while b.move_stack:
+        b.pop()
+        out.append(b.key())
+    return out[::-1]
+
+
 def session(game: str, seed: int, number: int, plies: int, verbose: bool) -> dict[str, int]:
     """One random game seen by one camera: how many turns were recorded right, wrong, or left."""
     rng = np.random.default_rng([seed, number, sum(map(ord, game))])
@@ -65,7 +78,7 @@ def session(game: str, seed: int, number: int, plies: int, verbose: bool) -> dic
         reading = reader.read(render_image(replace(scene, points=truth.visible()), random_photo_look(rng), rng))
         result = state.update(reading.observation) if reading.readable else None
         at = state.board.ply
-        in_line = at < len(keys) and keys[at] == state.board.key()
+        in_line = at < len(keys) and record_keys(state.board) == keys[:at + 1]
         behind = len(keys) - 1 - at
         if in_line and result is not None and result.kind != "illegal" and behind <= MAX_LAG:
             continue
