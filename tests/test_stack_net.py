@@ -13,7 +13,7 @@ import pytest
 
 import rules
 from vision.stack_net import (BASE_ROW, FITTED_NET_FILE, PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, PatchHeights, cut_patches,
-                              height_log_probabilities, log_softmax, net_input, patch_frames)
+                              log_softmax, net_input, net_log_probabilities, patch_frames)
 from vision.stacks import StackModel
 from vision.synth.scene import pose_from_truth
 
@@ -53,25 +53,28 @@ def test_the_net_alone_reads_another_renderers_heights():
         model = _model(truth)
         maps, rise = patch_frames(model)
         image = cv2.imread(str(path.with_suffix(".jpg")))
-        read = height_log_probabilities(image, maps, rise, model.max_height).argmax(axis=1)
+        read = net_log_probabilities(image, maps, rise, model.max_height)[0].argmax(axis=1)
         right += int((read == [len(truth["points"].get(n, "")) for n in model.names]).sum())
         total += len(model.names)
     assert right / total > 0.97, f"{right} of {total}"
 
 
 def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
-    """PatchHeights answers a point as the net does over the whole board, whatever it was
-    asked with, and leaves the points never asked about unread (NaN)."""
+    """PatchHeights answers a point (its heights and its top's colour) as the net does over
+    the whole board, whatever it was asked with, and leaves the points never asked about
+    unread (NaN)."""
     path = POVRAY[0]
     model = _model(json.loads(path.read_text()))
     maps, rise = patch_frames(model)
     image = cv2.imread(str(path.with_suffix(".jpg")))
-    whole = height_log_probabilities(image, maps, rise, model.max_height)
+    whole, tops = net_log_probabilities(image, maps, rise, model.max_height)
     lazy = PatchHeights(image, maps, rise, model.max_height)
     np.testing.assert_allclose(lazy.of(np.array([3, 0])), whole[[3, 0]], atol=1e-5)
     np.testing.assert_allclose(lazy.of(np.array([0, 5, 7])), whole[[0, 5, 7]], atol=1e-5)
+    np.testing.assert_allclose(lazy.top_colours(np.array([9, 5])), tops[[9, 5]], atol=1e-5)
     asked = ~np.isnan(lazy.table[:, 0])
-    assert np.flatnonzero(asked).tolist() == [0, 3, 5, 7]
+    assert np.flatnonzero(asked).tolist() == [0, 3, 5, 7, 9]
+    assert (np.isnan(lazy.tops[:, 0]) == ~asked).all()
     assert lazy.of(np.array([], int)).shape == (0, model.max_height + 1)
 
 

@@ -150,42 +150,54 @@ def _net(path: Path = STACK_NET_FILE) -> onnxruntime.InferenceSession:
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def height_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int) -> np.ndarray:
+def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int
+                          ) -> tuple[np.ndarray, np.ndarray]:
     """What the net makes of every point's picture in ``image`` (``maps`` and ``rise``:
     :func:`patch_frames`): the log-probabilities of the heights 0..``max_height`` a game builds
-    (points x (max_height + 1)).
+    (points x (max_height + 1)), and of the top disc being white or black, were there one
+    (points x 2).
 
-    The net also learned the top disc's colour (its last three scores: none, white, black),
-    which helps it learn the heights; it is not used.  With each patch's brightness taken out,
-    a black disc on a darker print looked white to it: weighed in, it made black discs surely
-    white in six of the POV-Ray foreign prints' Accasta and Attraktion 8x8 pictures, which the
-    reader's colour levels of the whole frame read right."""
+    The top colour only doubts the reader's (:data:`vision.reader.NET_COLOUR_DOUBT`): with
+    each patch's brightness taken out, a black disc on a darker print looked white to it, and
+    weighed in as evidence it made black discs surely white in six of the POV-Ray foreign
+    prints' Accasta and Attraktion 8x8 pictures, which the reader's colour levels of the whole
+    frame read right."""
     if not len(maps):
-        return np.zeros((0, max_height + 1))
+        return np.zeros((0, max_height + 1)), np.zeros((0, 2))
     net = _net()
-    scores = net.run(None, {net.get_inputs()[0].name: net_input(cut_patches(image, maps), rise)})[0]
-    return log_softmax(scores[:, :max_height + 1].astype(np.float64))
+    scores = net.run(None, {net.get_inputs()[0].name: net_input(cut_patches(image, maps), rise)})[0].astype(np.float64)
+    return log_softmax(scores[:, :max_height + 1]), log_softmax(scores[:, HEIGHTS + 1:HEIGHTS + 3])
 
 
 class PatchHeights:
-    """What the patch net makes of the points of one frame (:func:`height_log_probabilities`),
-    worked out only for the points asked about, each once: the net is a third to a half of a
-    frame's reading time, and most points' evidence needs no second word (see
-    :data:`vision.heights.PATCH_NEEDED_NATS`).
+    """What the patch net makes of the points of one frame (:func:`net_log_probabilities`),
+    worked out only for the points asked about, each once: the net is much of a frame's reading
+    time (5 of 28 ms for Attangle square's 64 points), and most points' evidence needs no second
+    word about their heights (see :data:`vision.heights.PATCH_NEEDED_NATS`).
 
-    ``table`` holds the log-probabilities found so far (points x (max_height + 1)), NaN for
-    the points not asked about."""
+    ``table`` holds the heights' log-probabilities found so far (points x (max_height + 1)),
+    ``tops`` the top colour's (points x 2: white, black); NaN for the points not asked about."""
 
     def __init__(self, image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int) -> None:
         self.image, self.maps, self.rise, self.max_height = image, maps, rise, max_height
         self.table = np.full((len(maps), max_height + 1), np.nan)
+        self.tops = np.full((len(maps), 2), np.nan)
 
     def of(self, points: np.ndarray) -> np.ndarray:
-        """The log-probabilities of ``points`` (indices, no repeats), running the net on those not yet seen."""
+        """The heights' log-probabilities of ``points`` (indices, no repeats), running the net on those not yet seen."""
+        self._run(points)
+        return self.table[points]
+
+    def top_colours(self, points: np.ndarray) -> np.ndarray:
+        """The top colour's log-probabilities (white, black) of ``points``, as :meth:`of`."""
+        self._run(points)
+        return self.tops[points]
+
+    def _run(self, points: np.ndarray) -> None:
         new = points[np.isnan(self.table[points, 0])]
         if len(new):
-            self.table[new] = height_log_probabilities(self.image, self.maps[new], self.rise[new], self.max_height)
-        return self.table[points]
+            self.table[new], self.tops[new] = net_log_probabilities(self.image, self.maps[new], self.rise[new],
+                                                                    self.max_height)
 
 
 def log_softmax(scores: np.ndarray) -> np.ndarray:
