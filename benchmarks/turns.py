@@ -7,7 +7,8 @@ camera (placement, board look and light as the renderer draws them, 1280x720) wi
 photo effects on every picture: after every turn the board is rendered, read
 (:class:`vision.reader.StackReader` with the true pose) and given to a
 :class:`rules.infer.GameState` as the live loop does (no "turn done": an Accasta turn stays
-pending until the reply).  A pass changes nothing to see and is seen with the reply.
+pending until the reply, or until the game's end confirms it, as the end of a recording
+does).  A pass changes nothing to see and is seen with the reply.
 
 Every turn ends up recorded right, recorded wrong (the record left the game, at this turn or at an
 earlier one it now tells differently (:func:`record_keys`): counted once,
@@ -98,7 +99,11 @@ def session(game: str, seed: int, number: int, plies: int, verbose: bool) -> dic
         state.misread = {i: m for i, m in known.items() if state.board.stacks[i] == m[0]}
         if reading.readable:
             state.accept(reading.observation)
-    tally["left"] += len(keys) - 1 - state.board.ply
+    state.turn_done()  # the game's end confirms a turn left pending, as the end of a recording does
+    if record_keys(state.board) != keys[:state.board.ply + 1]:
+        tally["wrong"] += 1  # that turn was not the game's (it went on unseen)
+    else:
+        tally["left"] += len(keys) - 1 - state.board.ply
     return tally
 
 
