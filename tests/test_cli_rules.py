@@ -148,6 +148,19 @@ def test_a_binary_file_is_refused(cli, tmp_path: Path) -> None:
     assert run.returncode == 2 and "is not a text file" in run.stderr
 
 
+def test_a_pdn_saved_in_latin_1_is_read(cli, tmp_path: Path) -> None:
+    """Draughts software on Windows saves PDN in Latin-1 / Windows-1252 (PDN, like PGN, is
+    Latin-1 text): the players' names keep their accents."""
+    path = tmp_path / "latin1.pdn"
+    path.write_bytes('[White "Jürgen Müller"]\n[Black "François"]\n\n1. 32-28 19-23 {gut für Weiß} 2-0\n'
+                     .encode("cp1252"))
+    run = cli("rules", "replay", path, "--game", "dame100", "--all", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)[0]["players"] == "Jürgen Müller - François"
+    run = cli("rules", "replay", path, "--game", "dame100", "--json")
+    assert run.returncode == 0 and json.loads(run.stdout)["turns"] == ["32-28", "19-23"]
+
+
 def test_moves(cli, tmp_path: Path) -> None:
     run = cli("rules", "moves", "--game", "accasta")
     assert run.returncode == 0

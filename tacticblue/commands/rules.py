@@ -90,12 +90,23 @@ def read_record_files(path: Path, game: str) -> list[Record]:
 
 
 def _record_text(path: Path) -> str:
+    """A record file's text: UTF-8 (records saved on Windows often start with a BOM), else
+    Windows-1252 / Latin-1, in which draughts software on Windows saves PDN (PDN, like PGN,
+    is Latin-1 text).  A file holding NUL bytes is no text in either."""
     try:
-        return path.read_text(encoding="utf-8-sig")  # records saved on Windows often start with a BOM
+        data = path.read_bytes()
     except FileNotFoundError:
         raise CLIError(f"no such file: {path}") from None
-    except (IsADirectoryError, UnicodeDecodeError):
+    except IsADirectoryError:
         raise CLIError(f"{path} is not a text file") from None
+    if b"\0" in data:
+        raise CLIError(f"{path} is not a text file")
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            pass
+    return data.decode("latin-1")  # the five bytes Windows-1252 leaves undefined
 
 
 def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = ()) -> str:
