@@ -116,7 +116,9 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
                 target.comments.append(m.group("text"))
             continue
         if kind == "tag":
-            if game is not None and (game.turns or game.move_comments):
+            # A tag after moves, or one the game has already (a game of tags alone, with
+            # no result, before it: a tag section names a tag once), starts the next game.
+            if game is not None and (game.turns or game.move_comments or m.group("name") in game.tags):
                 yield game
                 game = None
             if game is None:

@@ -195,3 +195,16 @@ def test_the_bundled_sample_replays_to_a_black_win_with_kings():
     board = replay(game)
     assert game.result == "0-1"
     assert "bb" in board.stacks and write_game(game) == text
+
+
+def test_a_game_of_tags_only_is_a_game_of_its_own():
+    """A game given by its tags alone (no moves, no result, like the last game of the real
+    collection) is followed by the next game's tags: a tag name seen again starts that game."""
+    text = ('[Event "a"]\n[White "A"]\n\n1. 32-28 19-23 2-0\n\n'
+            '[Event "b"]\n[White "B"]\n[Result "0-2"]\n\n'
+            '[Event "c"]\n[White "C"]\n\n1. 34-29 17-21 1-1\n')
+    games = read_games(text)
+    assert [g.tags.get("White") for g in games] == ["A", "B", "C"]
+    assert [g.turns for g in games] == [["32-28", "19-23"], [], ["34-29", "17-21"]]
+    assert games[1].tags == {"Event": "b", "White": "B", "Result": "0-2"} and games[2].tags == {"Event": "c", "White": "C"}
+
