@@ -53,7 +53,7 @@ _TOKEN = re.compile(
     |(?P<tag>\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\])
     |(?P<comment>\{(?P<text>[^}]*)\})
     |(?P<escape>(?:^|(?<=\n))%[^\n]*|;[^\n]*)
-    |(?P<result>(?:""" + "|".join(map(re.escape, RESULTS)) + r""")(?=\s|$|\[|\{))
+    |(?P<result>(?:""" + "|".join(map(re.escape, RESULTS)) + r""")(?=\s|$|[\[{;)]))
     |(?P<number>\d+\s*\.(?:\s*\.{2,3})?)
     |(?P<move>"""
     + _SQUARE + r"(?:\s*[-x:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*(?:\([!?]+\))?)

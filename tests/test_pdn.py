@@ -208,3 +208,10 @@ def test_a_game_of_tags_only_is_a_game_of_its_own():
     assert [g.turns for g in games] == [["32-28", "19-23"], [], ["34-29", "17-21"]]
     assert games[1].tags == {"Event": "b", "White": "B", "Result": "0-2"} and games[2].tags == {"Event": "c", "White": "C"}
 
+
+def test_a_result_right_before_a_line_comment_or_the_end_of_a_variation_is_a_result():
+    game = read_game("1. 32-28 19-23 2-0; White won on time\n")
+    assert game.turns == ["32-28", "19-23"] and game.result == "2-0"
+    game = read_game("1. 32-28 19-23 (2. 28x19 1/2-1/2) 2. 28x19 14x23 *")
+    assert game.turns == ["32-28", "19-23", "28x19", "14x23"] and game.result is None
+
