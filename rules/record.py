@@ -113,7 +113,7 @@ def parse_record(text: str) -> Record:
 def read_turn(board: Board[Any], text: str, later: Sequence[str] = ()) -> Any:
     """The legal turn ``text`` of a record means on ``board`` (:meth:`rules.base.Board.parse_turn`);
     one that may mean several is the one after which the record's ``later`` turns can be
-    played (:func:`settle`).  Raises :class:`rules.base.IllegalTurn`."""
+    played, or played furthest (:func:`settle`).  Raises :class:`rules.base.IllegalTurn`."""
     try:
         return board.parse_turn(text)
     except AmbiguousTurn as e:
@@ -125,10 +125,13 @@ def read_turn(board: Board[Any], text: str, later: Sequence[str] = ()) -> Any:
 
 def settle(board: Board[Any], ambiguous: AmbiguousTurn, later: Sequence[str]) -> Any | None:
     """The one turn, of those an ambiguous turn of a record may mean (``ambiguous.turns``),
-    after which the record's ``later`` turns can all be played; None when none or several can.
+    after which the record's ``later`` turns can all be played; None when several can.
 
     Records give a capture by its start and end squares even where two paths join them;
-    the turns after it tell which was played.
+    the turns after it tell which was played.  When no turn lets them all be played, a later
+    turn is wrong whichever was played: the turn after which they can be played furthest
+    (the first of those that go as far) is returned, so that the replay names that later
+    turn, the record's error, instead of the ambiguous one.
 
     >>> from rules.pdn import board_from_fen
     >>> board = board_from_fen("W:W32,37,38,42,45,47,K36:B3,6,8,11,12,14,19,27,34")
@@ -138,22 +141,26 @@ def settle(board: Board[Any], ambiguous: AmbiguousTurn, later: Sequence[str]) ->
     ...     print(e.turns[0].path, e.turns[1].path, settle(board, e, ["12-17"]).path, settle(board, e, ["19-24"]))
     (36, 18, 7, 16) (36, 13, 2, 16) (36, 13, 2, 16) None
     """
-    fits = [turn for turn in ambiguous.turns if _playable(board, turn, later)]
-    return fits[0] if len(fits) == 1 else None
+    reach = [_reach(board, turn, later) for turn in ambiguous.turns]
+    fits = [turn for turn, n in zip(ambiguous.turns, reach) if n == max(reach)]
+    if len(fits) > 1 and max(reach) == len(later):
+        return None  # the record does not tell which
+    return fits[0] if fits else None
 
 
-def _playable(board: Board[Any], turn: Any, later: Sequence[str]) -> bool:
-    """Whether ``turn`` and then every turn written in ``later`` are legal from ``board``."""
+def _reach(board: Board[Any], turn: Any, later: Sequence[str]) -> int:
+    """How many of the turns written in ``later`` are legal, one after the other, once ``turn``
+    is played on ``board`` (``len(later)``: all of them)."""
     board = board.copy()
     board.push(turn)
     for i, text in enumerate(later):
         try:
             board.push(board.parse_turn(text))
         except AmbiguousTurn as e:
-            return any(_playable(board, t, later[i + 1:]) for t in e.turns)
+            return max((i + 1 + _reach(board, t, later[i + 1:]) for t in e.turns), default=i)
         except IllegalTurn:
-            return False
-    return True
+            return i
+    return len(later)
 
 
 def turn_number(index: int, first_player: Colour = WHITE) -> int:

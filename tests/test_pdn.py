@@ -215,3 +215,12 @@ def test_a_result_right_before_a_line_comment_or_the_end_of_a_variation_is_a_res
     game = read_game("1. 32-28 19-23 (2. 28x19 1/2-1/2) 2. 28x19 14x23 *")
     assert game.turns == ["32-28", "19-23", "28x19", "14x23"] and game.result is None
 
+
+def test_an_illegal_move_after_a_capture_written_by_its_ends_is_named_itself():
+    """The moves after an ambiguous capture settle it; a wrong move further on is the error,
+    not the capture (here Black's 24-35 at move 8: the capture 36x16 went by 13 and 2)."""
+    setup = '[FEN "W:W32,37,38,42,45,47,K36:B3,6,8,11,12,14,19,27,34"]\n\n'
+    moves = "1. 36x16 6-11 2. 16x40 14-20 3. 32-27 19-24 4. 40-44 "
+    assert replay(read_game(setup + moves + "24-29 *")).move_stack[0].path == (36, 13, 2, 16)
+    with pytest.raises(IllegalTurn, match=r"^move 8 \(24-35\): '24-35' is not legal"):
+        replay(read_game(setup + moves + "24-35 *"))
