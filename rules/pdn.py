@@ -142,19 +142,25 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
 
 def split_games(text: str) -> list[tuple[int, str]]:
     """A PDN text cut into its games' texts, each with the line it starts on (1-based): a game
-    starts at a tag line that follows moves.  For reading a collection game by game, so that
-    a game that cannot be read loses only itself.
+    starts at a tag line that follows moves, or that names a tag the game has already (after
+    a game of tags alone, as :func:`iter_games` reads it).  For reading a collection game by
+    game, so that a game that cannot be read loses only itself.
 
     >>> [(line, game.split()[0]) for line, game in split_games('[Event "a"]\\n1. 32-28 *\\n\\n[Event "b"]\\n1. 33-28 *')]
     [(1, '[Event'), (4, '[Event')]
     """
     games: list[tuple[int, list[str]]] = []
     in_moves = False
+    names: set[str] = set()
     for number, line in enumerate(text.splitlines(keepends=True), 1):
         starts_tag = line.lstrip().startswith("[")
-        if not games or (starts_tag and in_moves):
+        name = re.match(r"\s*\[\s*([A-Za-z0-9_]+)", line)
+        if not games or (starts_tag and (in_moves or (name is not None and name.group(1) in names))):
             games.append((number, []))
             in_moves = False
+            names = set()
+        if name is not None:
+            names.add(name.group(1))
         games[-1][1].append(line)
         in_moves = in_moves or (bool(line.strip()) and not starts_tag)
     return [(number, "".join(lines)) for number, lines in games]

@@ -239,6 +239,20 @@ def test_a_game_of_a_collection_that_cannot_be_read_loses_only_itself(cli, tmp_p
     assert run.returncode == 2 and "line 1: cannot read 'hello'" in run.stderr
 
 
+def test_a_game_of_tags_only_keeps_its_place_beside_a_game_that_cannot_be_read(cli, tmp_path: Path) -> None:
+    games = ['[Event "a"]\n[White "A"]\n\n1. 32-28 19-23 1-1\n',
+             '[Event "b"]\n[White "B"]\n[Result "2-0"]\n',
+             '[Event "c"]\n[White "C"]\n\n1. 33-28 hello 18-23 *\n',
+             '[Event "d"]\n[White "D"]\n\n1. 31-27 17-21 2-0\n']
+    bad = tmp_path / "bad.pdn"
+    bad.write_text("\n".join(games))
+    run = cli("rules", "replay", bad, "--game", "dame100", "--all", "--json")
+    assert run.returncode == 1
+    out = json.loads(run.stdout)
+    assert [(g["players"], g["legal"]) for g in out] == [("A", True), ("B", True), (None, False), ("D", True)]
+    assert out[2]["error"] == "line 13: cannot read 'hello' as PDN"
+
+
 def test_the_nth_game_of_a_pdn_file_and_a_set_up_position(cli, tmp_path: Path) -> None:
     pdn = tmp_path / "two.pdn"
     pdn.write_text('[White "A"]\n1. 32-28 19-23 *\n\n[White "B"]\n[FEN "W:W28:B23"]\n1. 28x19 2-0\n')
