@@ -63,3 +63,14 @@ def test_show_with_a_corrupt_file_is_one_clear_line(cli, calib, tmp_path):
     r = cli("calibrate", "show", image, "--calibration", path, "-o", tmp_path / "o.png")
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "calibration file is truncated" in r.stderr
+
+
+def test_show_to_a_name_without_a_picture_suffix_is_one_clear_line(cli, calib, tmp_path):
+    import cv2
+
+    path, image = tmp_path / "board.json", tmp_path / "frame.png"
+    cv2.imwrite(str(image), np.zeros((720, 1280, 3), np.uint8))
+    calib.save(path)
+    r = cli("calibrate", "show", image, "--calibration", path, "-o", tmp_path / "overlay.txt")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
+    assert "overlay.txt: cannot write the overlay (use a .png or .jpg name)" in r.stderr

@@ -338,6 +338,16 @@ def test_cli_bad_input_is_one_clear_line(cli, calibration, tmp_path):
     assert r.returncode != 0 and "hex board" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("name", ["read.txt", "read"])
+def test_cli_overlay_name_without_a_picture_suffix_is_one_clear_line(cli, calibration, tmp_path, name):
+    """OpenCV raises, rather than answering False, when it has no writer for the name's suffix."""
+    r = cli("read", str(SAMPLES / "hand.jpg"), "--game", "accasta", "--calibration", str(calibration("hand")),
+            "--overlay", str(tmp_path / name))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "cannot write the overlay (use a .png or .jpg name)" in r.stderr
+    assert not (tmp_path / name).exists()
+
+
 @pytest.mark.parametrize("game, seed",
                          [("abande", 1), ("abande", 2), ("attraktion", 3), ("attraktion", 4), ("alva", 5)])
 def test_an_empty_board_is_read_as_empty(game, seed):

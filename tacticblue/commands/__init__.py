@@ -37,6 +37,20 @@ def frame_size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def write_overlay(path: str, image: Any) -> None:
+    """Write an overlay picture to ``path``; CLIError if it cannot be written.  OpenCV answers
+    False for a folder it cannot write in, but raises for a name whose suffix has no image
+    writer (``overlay.txt``, ``overlay``): both are the same one-line error."""
+    import cv2
+
+    try:
+        written = cv2.imwrite(path, image)
+    except cv2.error:
+        written = False
+    if not written:
+        raise CLIError(f"{path}: cannot write the overlay (use a .png or .jpg name)")
+
+
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")

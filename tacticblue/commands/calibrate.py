@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tacticblue.commands import CLIError, print_json
+from tacticblue.commands import CLIError, print_json, write_overlay
 
 if TYPE_CHECKING:
     from rules.geometry import Geometry
@@ -151,8 +151,6 @@ def run_board(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    import cv2
-
     from calibration.board_file import load_calibration
     from calibration.intrinsics import read_image
     from calibration.overlay import draw_overlay
@@ -163,7 +161,6 @@ def run_show(args: argparse.Namespace) -> int:
     geometry = game_board(name)[0] if name else None
     if geometry is not None and geometry.kind != calib.kind:
         raise CLIError(f"{name} is played on the {geometry.kind} board; the calibration is for the {calib.kind} board")
-    if not cv2.imwrite(args.output, draw_overlay(image, calib.pose, geometry)):
-        raise CLIError(f"{args.output}: cannot write the overlay (use a .png or .jpg name)")
+    write_overlay(args.output, draw_overlay(image, calib.pose, geometry))
     print(f"wrote {args.output}")
     return 0

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from tacticblue.commands import CLIError, add_game_argument, print_json
+from tacticblue.commands import CLIError, add_game_argument, print_json, write_overlay
 
 if TYPE_CHECKING:
     from rules.infer import Observation
@@ -66,12 +66,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     reading = reader.read(image)
     if args.overlay:
-        import cv2
-
         from vision.reader import draw_reading
 
-        if not cv2.imwrite(args.overlay, draw_reading(image, pose, geometry, reading)):
-            raise CLIError(f"{args.overlay}: cannot write the overlay (use a .png or .jpg name)")
+        write_overlay(args.overlay, draw_reading(image, pose, geometry, reading))
     if args.json:
         print_json(reading.to_json())
     else:
