@@ -78,3 +78,22 @@ def test_bad_calibration_input_gives_one_clear_line(cli, tmp_path):
     r = cli("calibrate", "camera", tmp_path / "missing.jpg", "--pattern", "chessboard:9x6")
     assert r.returncode == 2 and "no such image" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--square-mm", "0", "--square-mm: must be a length in mm above 0"),
+    ("--square-mm", "-25", "--square-mm: must be a length in mm above 0"),
+    ("--square-mm", "nan", "--square-mm: must be a length in mm above 0"),
+    ("--square-mm", "inf", "--square-mm: must be a length in mm above 0"),
+    ("--marker-mm", "0", "--marker-mm: must be a length in mm above 0"),
+    ("--marker-mm", "30", "--marker-mm must be less than --square-mm"),
+])
+def test_a_pattern_size_that_is_no_length_is_one_clear_line(cli, left_photos, tmp_path, option, value, message):
+    """A square of 0 mm fitted a camera 128 px off and wrote it; nan, inf or a ChArUco marker
+    as large as its square stopped in an OpenCV assertion."""
+    pattern = "charuco:7x5" if option == "--marker-mm" else "chessboard:9x6"
+    r = cli("calibrate", "camera", *left_photos[:5], "--pattern", pattern, "--square-mm", "25", option, value,
+            "-o", tmp_path / "camera.json")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert message in r.stderr
+    assert not (tmp_path / "camera.json").exists()

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     cam.add_argument("images", nargs="+", metavar="IMAGE")
     cam.add_argument("--pattern", required=True,
                      help="chessboard:COLSxROWS (inner corners) or charuco:COLSxROWS[:DICT] (squares)")
-    cam.add_argument("--square-mm", type=float, default=25.0, help="side of one pattern square (mm, default 25)")
-    cam.add_argument("--marker-mm", type=float, help="ChArUco marker side (mm, default 0.75 of a square)")
+    cam.add_argument("--square-mm", type=millimetres, default=25.0, help="side of one pattern square (mm, default 25)")
+    cam.add_argument("--marker-mm", type=millimetres, help="ChArUco marker side (mm, default 0.75 of a square)")
     cam.add_argument("-o", "--output", help="write the camera to this JSON file")
     cam.add_argument("--json", action="store_true", help="print the result as JSON")
     cam.set_defaults(func=run_camera)
@@ -55,6 +56,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.add_argument("--game", "-g", help="label the points of this game (default: the calibration's)")
     show.add_argument("-o", "--output", required=True, help="overlay image to write (PNG or JPEG)")
     show.set_defaults(func=run_show)
+
+
+def millimetres(text: str) -> float:
+    """A pattern length in mm (an argparse type): finite and above 0, as OpenCV asserts it to be
+    (and a 0 mm square would fit a camera to nothing).
+
+    >>> millimetres("24.5")
+    24.5
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a length in mm above 0, not {text!r}")
+    return value
 
 
 def _add_board_choice(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +98,11 @@ def game_board(name: str) -> tuple[Geometry, dict[str, str] | None]:
 def run_camera(args: argparse.Namespace) -> int:
     from calibration.intrinsics import calibrate_camera, parse_pattern, save_camera
 
-    result = calibrate_camera(args.images, parse_pattern(args.pattern), args.square_mm, args.marker_mm)
+    pattern = parse_pattern(args.pattern)
+    if pattern.kind == "charuco" and args.marker_mm is not None and args.marker_mm >= args.square_mm:
+        raise CLIError(f"--marker-mm must be less than --square-mm: a ChArUco marker sits inside its square "
+                       f"({args.marker_mm:g} >= {args.square_mm:g})")
+    result = calibrate_camera(args.images, pattern, args.square_mm, args.marker_mm)
     if args.output:
         save_camera(result, args.output)
     if args.json:
