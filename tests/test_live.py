@@ -237,6 +237,22 @@ def test_bad_input_is_one_line_errors(cli, tmp_path):
     assert out.returncode == 2 and "--game" in out.stderr
 
 
+@pytest.mark.parametrize("where", ["under a file", "a folder", "in a missing folder"])
+def test_a_record_that_cannot_be_written_is_refused_before_the_game_starts(cli, tmp_path, where):
+    """The record is written after every turn: a path it cannot go to stopped the referee at
+    the first turn played, in the middle of the game.  It is refused before any frame is read."""
+    (tmp_path / "file").write_text("")
+    (tmp_path / "folder").mkdir()
+    record = {"under a file": tmp_path / "file" / "game.txt", "a folder": tmp_path / "folder",
+              "in a missing folder": tmp_path / "missing" / "game.txt"}[where]
+    turns, _ = record_turns("accasta")
+    log = write_log(tmp_path / "g.jsonl", "accasta", turns[:4])
+    out = cli("replay", log, "--game", "accasta", "--json", "--record", record, "--journal", tmp_path / "j")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert out.stderr.startswith(f"tacticblue replay: error: {record}: cannot write the record")
+    assert out.stdout == "" and not (tmp_path / "j").exists()
+
+
 def test_without_a_display_the_events_are_printed(cli, tmp_path):
     """A new user's first command on a machine without a screen still runs: the window is
     left out, and the players are told so."""

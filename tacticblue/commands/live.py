@@ -150,6 +150,20 @@ def result_line(board: Board[Any], outcome: Outcome | None) -> str | None:
     return f"{who} wins {outcome.score[0]}:{outcome.score[1]}." if outcome.score else f"{who} wins."
 
 
+def check_record_path(path: Path) -> None:
+    """Refuse a ``--record`` path the record cannot be written to before the game starts: the
+    record is written after every turn, and failing there would stop the referee mid-game."""
+    if path.is_dir():
+        problem = "it is a folder"
+    elif not path.parent.is_dir():
+        problem = f"no such folder {path.parent}"
+    elif not os.access(path.parent, os.W_OK):
+        problem = f"the folder {path.parent} is not writable"
+    else:
+        return
+    raise CLIError(f"{path}: cannot write the record ({problem})")
+
+
 def export(session: Session, path: Path) -> None:
     board = session.board
     text = export_record(board, result_line(board, board.outcome()))
@@ -258,6 +272,8 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         args.no_window = True
     if args.game is None and args.resume is None:
         raise CLIError("give --game (or --resume a journal)")
+    if args.record is not None:
+        check_record_path(args.record)
     headless = not args.no_window and sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if headless:
