@@ -253,6 +253,24 @@ def test_a_record_that_cannot_be_written_is_refused_before_the_game_starts(cli, 
     assert out.stdout == "" and not (tmp_path / "j").exists()
 
 
+@pytest.mark.parametrize("damage", ["NaN", "Infinity", "bytes"])
+def test_an_observation_log_with_a_time_that_is_no_number_or_bad_bytes_is_one_line(cli, tmp_path, damage):
+    """Python's JSON reads NaN and Infinity: such a time went into the journal and made the
+    --json events invalid JSON.  Bytes that are no UTF-8 were an error naming no file."""
+    turns, _ = record_turns("accasta")
+    log = write_log(tmp_path / "g.jsonl", "accasta", turns[:2])
+    lines = log.read_bytes().splitlines(keepends=True)
+    assert lines[4].startswith(b'{"t": 2.0, "points"')  # the board after the second turn
+    lines[4] = b"\xff\xfe\n" if damage == "bytes" else lines[4].replace(b'"t": 2.0', f'"t": {damage}'.encode())
+    log.write_bytes(b"".join(lines))
+    out = cli("replay", log, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 2, out.stderr
+    error = out.stderr.strip().splitlines()[-1]  # after the note naming the journal
+    assert error.startswith(f"tacticblue replay: error: {log}, line 5: "), error
+    events(out.stdout)
+    assert "NaN" not in (tmp_path / "j").read_text() and "Infinity" not in (tmp_path / "j").read_text()
+
+
 def test_without_a_display_the_events_are_printed(cli, tmp_path):
     """A new user's first command on a machine without a screen still runs: the window is
     left out, and the players are told so."""

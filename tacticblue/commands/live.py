@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import math
 import os
 import select
 import sys
@@ -239,15 +240,22 @@ class ObservationLog(FrameSource):
         self.description = f"observations {path}"
 
     def entries(self) -> Iterator[tuple[float, dict[str, Any]]]:
-        with open(self.path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
+        """The log's entries; a line that is no UTF-8 JSON object with a finite time is an error
+        naming it (Python's JSON reads NaN and Infinity, which would go into the journal and
+        make the --json events invalid JSON)."""
+        with open(self.path, "rb") as f:
+            for n, raw in enumerate(f, 1):
+                if not raw.strip():
                     continue
                 try:
-                    entry = json.loads(line)
+                    entry = json.loads(raw.decode("utf-8"))
                     t = float(entry.get("t", n))
+                except UnicodeDecodeError:
+                    raise CLIError(f"{self.path}, line {n}: not UTF-8 text") from None
                 except (ValueError, AttributeError, TypeError):
-                    raise CLIError(f"{self.path}, line {n}: not a JSON object with a time 't'") from None
+                    t = math.nan
+                if not math.isfinite(t):
+                    raise CLIError(f"{self.path}, line {n}: not a JSON object with a time 't'")
                 yield t, entry
         self.ended_by = "end of the observation log"
 
