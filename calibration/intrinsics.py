@@ -18,10 +18,13 @@ Pattern(kind='chessboard', cols=9, rows=6, dictionary='DICT_4X4_50')
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -69,6 +72,26 @@ class IntrinsicsResult:
                 "used": list(self.used), "rejected": list(self.rejected)}
 
 
+@contextmanager
+def _native_stderr_quiet() -> Iterator[None]:
+    """Send what native code writes to stderr (file descriptor 2) to /dev/null meanwhile:
+    libpng prints "libpng error: ..." of a PNG cut short itself, which OpenCV's log level does
+    not quiet, and the error is said in one line of the caller's own."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no stderr to quiet
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def read_image(path: str | Path, grey: bool = False) -> np.ndarray:
     """An image file as a BGR (or grey) uint8 array; ``ValueError`` naming the file otherwise.
 
@@ -79,7 +102,8 @@ def read_image(path: str | Path, grey: bool = False) -> np.ndarray:
         raise ValueError(f"{path}: no such image") from None
     except OSError as e:
         raise ValueError(f"{path}: cannot read ({e.strerror})") from None
-    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR) if data.size else None
+    with _native_stderr_quiet():
+        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise ValueError(f"{path}: not a readable image")
     return image

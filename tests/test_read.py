@@ -338,6 +338,19 @@ def test_cli_bad_input_is_one_clear_line(cli, calibration, tmp_path):
     assert r.returncode != 0 and "hex board" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("kind", ["png", "jpg"])
+def test_cli_a_truncated_picture_is_one_clear_line(cli, tmp_path, kind):
+    """libpng prints a line of its own to stderr for a PNG cut short, before the CLI's error."""
+    image = sample("hand")[0]
+    data = cv2.imencode(f".{kind}", image)[1].tobytes()
+    cut = tmp_path / f"cut.{kind}"
+    cut.write_bytes(data[: len(data) // 3])
+    for command in (["read", cut, "--game", "accasta"], ["calibrate", "board", cut, "--game", "accasta"]):
+        r = cli(*command)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip().splitlines() == [f"tacticblue {command[0]}: error: {cut}: not a readable image"]
+
+
 @pytest.mark.parametrize("name", ["read.txt", "read"])
 def test_cli_overlay_name_without_a_picture_suffix_is_one_clear_line(cli, calibration, tmp_path, name):
     """OpenCV raises, rather than answering False, when it has no writer for the name's suffix."""
