@@ -81,3 +81,15 @@ def test_cli_video_rejects_bad_input(cli, tmp_path):
     r = cli("scenes", "video", "--game", "accasta", "--out", str(tmp_path / "v.avi"))
     assert r.returncode == 2 and ".mp4" in r.stderr
     assert not (tmp_path / "v.mp4").exists()
+
+
+def test_cli_video_rejects_a_frame_rate_or_turn_count_that_is_no_count(cli, tmp_path):
+    """--fps nan passed the range check and failed in the writer ('cannot convert float NaN to
+    integer'); --first -3 filmed all but the last three turns of the record."""
+    record = ROOT / "samples" / "records" / "accasta.txt"
+    for option, value, message in [("--fps", "nan", "--fps must be in 0..120"),
+                                   ("--first", "-3", "--first must be at least 1")]:
+        r = cli("scenes", "video", "--game", "accasta", "--record", str(record), option, value, "--size", "64x64",
+                "--out", str(tmp_path / "v.mp4"))
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+        assert not (tmp_path / "v.mp4").exists()

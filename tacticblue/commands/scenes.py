@@ -124,8 +124,10 @@ def cmd_video(args: argparse.Namespace) -> int:
     from tacticblue.commands.rules import read_record_file
     from vision.synth.video import VideoLook, render_video, write_video
 
-    if args.fps <= 0 or args.fps > 120:
+    if not 0 < args.fps <= 120:  # written so that NaN fails it too
         raise CLIError("--fps must be in 0..120")
+    if args.first is not None and args.first < 1:
+        raise CLIError("--first must be at least 1")
     _check_look(args.look)
     if args.no_mp4 and args.frames is None:
         raise CLIError("--no-mp4 needs --frames DIR")
