@@ -79,6 +79,8 @@ class CaptureSource(FrameSource):
         reported = self._cap.get(cv2.CAP_PROP_FPS)
         self.fps = fps or (reported if reported and reported > 0 else 30.0)
         self._max_failures = max_failures
+        self.frame_count = 0 if self.is_camera else max(0, int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT)))
+        """The frames the video file says it holds (0: it does not say)."""
         self._first: np.ndarray | None = None
         if not self.is_camera:
             # A file OpenCV opens may still hold no frame it can decode (e.g. a damaged picture).
@@ -89,6 +91,7 @@ class CaptureSource(FrameSource):
 
     def __iter__(self) -> Iterator[Frame]:
         index, failures, start = 0, 0, time.monotonic()
+        damaged = 0
         while True:
             if self._first is not None:
                 ok, image, self._first = True, self._first, None
@@ -96,7 +99,14 @@ class CaptureSource(FrameSource):
                 ok, image = self._cap.read()
             if not ok or image is None:
                 if not self.is_camera:
-                    self.ended_by = "end of video"
+                    # A damaged stretch of a file fails to decode and the frames after it decode
+                    # again: go on while the file says frames are left, counting the lost ones
+                    # as frames so that times (and a video's ground truth) stay in step.
+                    if index < self.frame_count:
+                        index += 1
+                        damaged += 1
+                        continue
+                    self.ended_by = "end of video" + (f", {damaged} damaged frames skipped" if damaged else "")
                     return
                 failures += 1  # a camera may drop a frame; many in a row means it is gone
                 if failures >= self._max_failures:

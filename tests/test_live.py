@@ -359,6 +359,28 @@ def test_a_video_cut_in_half_and_resumed_from_the_journal_gives_the_whole_game(c
     assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == truth["turns"]
 
 
+def test_a_video_damaged_in_the_middle_is_followed_past_the_damage_and_the_user_told(cli, tmp_path):
+    """A stretch of the file overwritten (a bad sector, a copy cut off and patched): OpenCV
+    fails to decode frames 132-160 of the clip, then decodes the rest again.  The replay used to
+    end at the first frame that failed, as if the video ended there: the turns after it were
+    lost and nobody was told.  The frames that fail count as frames, so times and the ground
+    truth stay in step."""
+    data = bytearray(CLIP.read_bytes())
+    start, length = len(data) // 3, len(data) // 10
+    data[start:start + length] = bytes(length)
+    damaged = tmp_path / "damaged.mp4"
+    damaged.write_bytes(data)
+    truth = json.loads(CLIP.with_suffix(".json").read_text())
+    out = cli("replay", damaged, "--game", "accasta", "--truth", CLIP.with_suffix(".json"), "--json",
+              "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == truth["turns"]
+    assert read_journal(tmp_path / "j").turns == truth["turns"]
+    end = out.stderr.splitlines()[-1]
+    assert "end of video, 29 damaged frames skipped: the game is kept after 4 turns" in end, end
+    assert float(end.split("s")[0]) == pytest.approx((len(truth["frames"]) - 1) / truth["fps"], abs=0.2)
+
+
 def positions(game: str, turns: list[str]) -> list[dict[str, str]]:
     return [board_after(game, turns[:n]).visible() for n in range(1, len(turns) + 1)]
 
