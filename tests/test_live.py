@@ -458,6 +458,15 @@ def test_a_camera_that_cannot_be_opened_is_a_one_line_error(cli, tmp_path):
     assert not (tmp_path / "j").exists()
 
 
+@pytest.mark.parametrize("camera", ["abc", "-1", "/dev/video9"])
+def test_a_camera_that_is_no_index_is_a_one_line_error_about_the_camera(cli, tmp_path, camera):
+    """It was taken for a video file: 'no such video file: abc' for a camera."""
+    out = cli("watch", "--camera", camera, "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "argument --camera: a camera is given by its index (0, 1, ...)" in out.stderr
+    assert not (tmp_path / "j").exists()
+
+
 def test_a_video_no_frame_of_which_decodes_is_a_one_line_error(cli, tmp_path):
     """OpenCV opens the file and its FFmpeg complains of every frame; the user reads one line."""
     (tmp_path / "damaged.jpg").write_bytes(b"\xff\xd8 not a picture")

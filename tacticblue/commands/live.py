@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Watch the board through a camera, referee every turn and record the game. "
                                    "Keys (window or terminal): d = turn done, u = undo, p = pass, 1-9 = confirm "
                                    "a candidate, e = export the record, q = quit.")
-    p.add_argument("--camera", default="0", metavar="N", help="camera index (default 0)")
+    p.add_argument("--camera", type=camera_index, default="0", metavar="N", help="camera index (default 0)")
     p.add_argument("--camera-size", type=camera_size, default=CAMERA_SIZE, metavar="WxH",
                    help="frame size to ask of the camera (default %dx%d; 'native': the camera's own)" % CAMERA_SIZE)
     add_live_options(p)
@@ -89,6 +89,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Referee the bundled recording of the Accasta rulebook game.")
     add_live_options(p)
     p.set_defaults(func=cmd_demo, game=None)
+
+
+def camera_index(text: str) -> str:
+    """``--camera``: a camera's index (an argparse type); anything else would be taken for a
+    video file, and a missing one said as 'no such video file'."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a camera is given by its index (0, 1, ...), not {text!r}; "
+                                         "'tacticblue replay' takes a video file")
+    return text
 
 
 def camera_size(text: str) -> tuple[int, int] | None:
