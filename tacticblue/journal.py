@@ -134,11 +134,15 @@ class Journal:
     def create(cls, path: Path, game: str, **info: Any) -> "Journal":
         """Start a new journal; refuses to overwrite an existing file."""
         new_game(game)  # validates the name
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             handle = open(path, "x", encoding="utf-8")
-        except FileExistsError:
+        except FileExistsError as e:
+            if e.filename != str(path):  # a file where a folder of the path should be
+                raise JournalError(f"{path}: cannot create the journal ({e.filename} is not a folder)") from None
             raise JournalError(f"{path} exists already: give another file, or --resume it") from None
+        except OSError as e:
+            raise JournalError(f"{path}: cannot create the journal ({e.strerror})") from None
         journal = cls(path, handle, game)
         journal._write({"type": "header", "format": FORMAT, "version": VERSION, "game": game,
                         "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **info})

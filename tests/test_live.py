@@ -253,6 +253,19 @@ def test_a_record_that_cannot_be_written_is_refused_before_the_game_starts(cli, 
     assert out.stdout == "" and not (tmp_path / "j").exists()
 
 
+@pytest.mark.parametrize("where", ["under a file", "a folder"])
+def test_a_journal_that_cannot_be_created_is_one_line_naming_it(cli, tmp_path, where):
+    """Under a regular file the error was '[Errno 17] File exists: .../file', naming another path."""
+    (tmp_path / "file").write_text("")
+    (tmp_path / "folder").mkdir()
+    journal = tmp_path / "file" / "game.journal" if where == "under a file" else tmp_path / "folder"
+    log = write_log(tmp_path / "g.jsonl", "accasta", record_turns("accasta")[0][:2])
+    out = cli("replay", log, "--game", "accasta", "--json", "--journal", journal)
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert out.stderr.startswith(f"tacticblue replay: error: {journal}"), out.stderr
+    assert out.stdout == ""
+
+
 @pytest.mark.parametrize("damage", ["NaN", "Infinity", "bytes"])
 def test_an_observation_log_with_a_time_that_is_no_number_or_bad_bytes_is_one_line(cli, tmp_path, damage):
     """Python's JSON reads NaN and Infinity: such a time went into the journal and made the
