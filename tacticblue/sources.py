@@ -136,13 +136,23 @@ class FolderSource(FrameSource):
         self.fps = fps
 
     def __iter__(self) -> Iterator[Frame]:
+        from calibration.intrinsics import read_image  # decodes without libpng's own stderr lines
+
+        unreadable: list[str] = []
         for index, path in enumerate(self.files):
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is None:
-                self.ended_by = f"unreadable frame {path.name}"
-                return
+            try:
+                image = read_image(path)
+            except ValueError:
+                # A frame file cut short (a capture stopped while writing it) is skipped, not
+                # taken for the end: the frames after it are read, its index and time kept.
+                unreadable.append(path.name)
+                continue
             yield Frame(image, index / self.fps, index)
         self.ended_by = "end of frames"
+        if unreadable:
+            n = len(unreadable)
+            names = ", ".join(unreadable[:3]) + (f" and {n - 3} more" if n > 3 else "")
+            self.ended_by += f", {n} unreadable frame{'s' if n > 1 else ''} skipped ({names})"
 
 
 def open_source(spec: str | int | Path, camera_size: tuple[int, int] | None = CAMERA_SIZE) -> FrameSource:

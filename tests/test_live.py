@@ -394,6 +394,31 @@ def test_a_video_damaged_in_the_middle_is_followed_past_the_damage_and_the_user_
     assert float(end.split("s")[0]) == pytest.approx((len(truth["frames"]) - 1) / truth["fps"], abs=0.2)
 
 
+def test_an_unreadable_frame_in_a_folder_is_skipped_and_the_user_told(cli, tmp_path):
+    """One frame file cut short (a capture that crashed while writing it) used to end the replay
+    there, as if the frames ended: the turns after it were lost, and libpng printed a line of its
+    own.  It is skipped, counted as a frame so that times and the ground truth stay in step."""
+    truth = json.loads(CLIP.with_suffix(".json").read_text())
+    cap = cv2.VideoCapture(str(CLIP))
+    n = 0
+    while True:
+        ok, image = cap.read()
+        if not ok:
+            break
+        cv2.imwrite(str(tmp_path / f"{n:05d}.png"), image)
+        n += 1
+    cut = tmp_path / "00150.png"
+    cut.write_bytes(cut.read_bytes()[:5000])
+    out = cli("replay", tmp_path, "--game", "accasta", "--truth", CLIP.with_suffix(".json"), "--json",
+              "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == truth["turns"]
+    assert "libpng" not in out.stderr
+    end = out.stderr.splitlines()[-1]
+    assert "end of frames, 1 unreadable frame skipped (00150.png): the game is kept after 4 turns" in end, end
+    assert float(end.split("s")[0]) == pytest.approx((n - 1) / 30, abs=0.1)
+
+
 def positions(game: str, turns: list[str]) -> list[dict[str, str]]:
     return [board_after(game, turns[:n]).visible() for n in range(1, len(turns) + 1)]
 
