@@ -170,6 +170,10 @@ class VirtualPanel:
     """A :class:`DeviceModel` answering on a raw pty (and optionally a symlink to it)."""
 
     def __init__(self, device: DeviceModel, link: Path | None = None) -> None:
+        if link is not None and link.exists() and not link.is_symlink():
+            # Only a link (a stale one of an earlier run) is replaced: the path may be a typo for
+            # a record, a journal or, as root, a device node, which unlinking would delete.
+            raise ValueError(f"{link} exists and is not a link: give --link a path that is free")
         self.device = device
         self.link = link
         self.master, self.slave = os.openpty()

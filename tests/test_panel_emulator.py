@@ -114,6 +114,23 @@ def emulator(tmp_path: Path):
     assert not emu.link.exists()
 
 
+def test_emulate_never_replaces_a_file_that_is_no_link(cli, tmp_path: Path) -> None:
+    """--link deleted whatever stood at the path (a record, a journal, a device node as root),
+    put its link there and removed that on exit.  A stale link a previous run left is replaced."""
+    record = tmp_path / "game.txt"
+    record.write_text("1. b4:2-c5 e4:+e3\n")
+    r = cli("panel", "emulate", "--link", record, timeout=20)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"{record} exists and is not a link" in r.stderr
+    assert not record.is_symlink() and record.read_text() == "1. b4:2-c5 e4:+e3\n"
+    stale = tmp_path / "panel"
+    stale.symlink_to(tmp_path / "gone")
+    emu = Emulator(stale)
+    assert str(stale) in emu.line() and stale.resolve().is_char_device()
+    emu.process.send_signal(signal.SIGTERM)
+    assert emu.process.wait(timeout=5) == 0 and not stale.is_symlink()
+
+
 def test_a_second_sigterm_while_the_emulator_leaves_changes_nothing(tmp_path: Path) -> None:
     """``timeout`` passes on the SIGTERM it is sent, so a process run under it and stopped by a
     supervisor gets two: the second, arriving while the first is closing the panel, used to
