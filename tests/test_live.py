@@ -514,6 +514,17 @@ def test_a_video_no_frame_of_which_decodes_is_a_one_line_error(cli, tmp_path):
     assert not (tmp_path / "j").exists()
 
 
+@pytest.mark.parametrize("settle", ["nan", "inf", "-1", "soon"])
+def test_a_settle_time_that_is_no_time_is_a_one_line_error(cli, tmp_path, settle):
+    """--settle nan or inf was taken: the picture was never still long enough, and a whole
+    video was replayed recording no turn, with exit 0."""
+    out = cli("replay", CLIP, "--game", "accasta", "--truth", CLIP.with_suffix(".json"), "--json",
+              f"--settle={settle}", "--journal", tmp_path / "j")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "argument --settle: must be a number of seconds, 0 or more" in out.stderr
+    assert not (tmp_path / "j").exists()
+
+
 @pytest.mark.parametrize("size", ["720p", "1280x", "10x10"])
 def test_a_bad_camera_size_is_a_one_line_error(cli, tmp_path, size):
     out = cli("watch", "--camera-size", size, "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
