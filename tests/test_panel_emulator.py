@@ -276,6 +276,23 @@ def test_replay_needs_a_panel(cli, tmp_path: Path) -> None:
     assert done.returncode == 1 and "no panel answered" in done.stderr
 
 
+@pytest.mark.parametrize("command", [["show", "--game", "accasta", "--timeout", "nan"],
+                                     ["probe", "--timeout", "inf"],
+                                     ["replay", "samples/records/accasta.txt", "--game", "accasta", "--delay", "-1"],
+                                     ["replay", "samples/records/accasta.txt", "--game", "accasta", "--delay", "nan"]])
+def test_a_wait_that_is_no_time_is_a_one_line_error(cli, emulator, command) -> None:
+    """'show --timeout nan' waited for ever; 'replay --delay -1' stopped after the first turn
+    with the sleep's 'sleep length must be non-negative'."""
+    done = cli("panel", *command, "--led", str(emulator.link), timeout=30)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "must be a number of seconds, 0 or more" in done.stderr and done.stdout == ""
+
+
+def test_show_with_no_panel_and_a_timeout_that_is_no_time_does_not_wait_for_ever(cli, tmp_path: Path) -> None:
+    done = cli("panel", "show", "--game", "accasta", "--led", str(tmp_path / "none"), "--timeout", "nan", timeout=30)
+    assert done.returncode == 2 and "--timeout: must be a number of seconds, 0 or more" in done.stderr
+
+
 def test_a_device_that_restarts_gets_its_frame_back(tmp_path: Path) -> None:
     """A reset without unplugging (watchdog, DTR, brown-out): the BOOT notice makes the
     driver handshake again and resend the current frame."""

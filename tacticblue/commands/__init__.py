@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -35,6 +36,18 @@ def frame_size(text: str) -> tuple[int, int]:
     if not (64 <= w <= 4096 and 64 <= h <= 4096):
         raise argparse.ArgumentTypeError("width and height must be 64..4096 pixels")
     return w, h
+
+
+def seconds(text: str) -> float:
+    """A time in seconds, finite and 0 or more (an argparse type): a wait of nan lasts for ever,
+    a negative sleep raises, and a settle time of inf never lets the picture settle."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
+    return value
 
 
 def write_overlay(path: str, image: Any) -> None:

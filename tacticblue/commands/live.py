@@ -26,7 +26,7 @@ from typing import Any, Iterator
 from rules import Board, new_game
 from rules.base import Outcome
 from rules.infer import Observation
-from tacticblue.commands import CLIError, add_game_argument, frame_size
+from tacticblue.commands import CLIError, add_game_argument, frame_size, seconds
 from tacticblue.commands.panel import add_led_arguments, open_game_panel
 from tacticblue.journal import Journal, JournalError, export_record, replay_journal
 from tacticblue.session import Event, Reading, Session
@@ -58,7 +58,7 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the events as JSON lines (implies --no-window)")
     p.add_argument("--teach", action="store_true",
                    help="teaching mode: show where a lifted stack may go, and what was wrong after an illegal move")
-    p.add_argument("--settle", type=settle_seconds, default=0.3, metavar="S",
+    p.add_argument("--settle", type=seconds, default=0.3, metavar="S",
                    help="seconds the picture must be still before the board is read (default 0.3)")
     p.add_argument("--truth", type=Path, metavar="JSON",
                    help="for synthetic videos (`tacticblue scenes video`): take the stacks from the video's "
@@ -89,18 +89,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Referee the bundled recording of the Accasta rulebook game.")
     add_live_options(p)
     p.set_defaults(func=cmd_demo, game=None)
-
-
-def settle_seconds(text: str) -> float:
-    """``--settle``: seconds, finite and 0 or more (an argparse type): with nan or inf the
-    picture is never still long enough, and nothing would ever be read."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
-    return value
 
 
 def camera_index(text: str) -> str:

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tacticblue.commands import CLIError, add_game_argument, print_json
+from tacticblue.commands import CLIError, add_game_argument, print_json, seconds
 
 
 def add_led_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--targets", default="", metavar="POINTS", help="its legal targets (teaching mode)")
     p.add_argument("--illegal", default="", metavar="POINTS", help="points to put back after an illegal move")
     p.add_argument("--winner", choices=["w", "b", "draw"], help="the game is over")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the panel (default 5)")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="seconds to wait for the panel (default 5)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_show)
 
@@ -74,15 +74,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("record", type=Path, metavar="FILE", help="the game record")
     add_game_argument(p)
     add_led_arguments(p)
-    p.add_argument("--delay", type=float, default=1.0, help="seconds per turn (default 1)")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the panel (default 5)")
+    p.add_argument("--delay", type=seconds, default=1.0, help="seconds per turn (default 1)")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="seconds to wait for the panel (default 5)")
     p.set_defaults(func=cmd_replay)
 
     p = psub.add_parser("probe", help="handshake with a panel and print what it is",
                         description="Open the panel, handshake, and print its protocol and firmware "
                                     "version, LEDs, buttons and capabilities. Exit 1 if none answers.")
     p.add_argument("--led", default="auto", metavar="PORT", help="the serial port (default: scan USB ports)")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait (default 5)")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="seconds to wait (default 5)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_probe)
 
