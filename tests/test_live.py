@@ -514,6 +514,28 @@ def test_a_video_no_frame_of_which_decodes_is_a_one_line_error(cli, tmp_path):
     assert not (tmp_path / "j").exists()
 
 
+def test_a_bad_calibration_leaves_no_empty_journal_that_blocks_running_it_again(cli, tmp_path):
+    """The calibration is checked against the first frame, after the journal is created: the
+    error left a journal holding only its header, and the same command run again with the
+    calibration fixed was refused ('exists already').  A journal with turns is always kept."""
+    from dataclasses import replace
+
+    from calibration.board_file import BoardCalibration
+    from vision.synth.scene import pose_from_truth
+
+    truth = json.loads(CLIP.with_suffix(".json").read_text())
+    pose = pose_from_truth(truth)
+    calibration = tmp_path / "board.json"
+    BoardCalibration(replace(pose, camera=pose.camera.scaled((1280, 720))), "accasta").save(calibration)
+    out = cli("replay", CLIP, "--game", "accasta", "--calibration", calibration, "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 2 and "calibrated at 1280x720, but the frames are" in out.stderr.splitlines()[-1]
+    assert not (tmp_path / "j").exists()
+    out = cli("replay", CLIP, "--game", "accasta", "--truth", CLIP.with_suffix(".json"), "--json",
+              "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    assert read_journal(tmp_path / "j").turns == truth["turns"]
+
+
 @pytest.mark.parametrize("settle", ["nan", "inf", "-1", "soon"])
 def test_a_settle_time_that_is_no_time_is_a_one_line_error(cli, tmp_path, settle):
     """--settle nan or inf was taken: the picture was never still long enough, and a whole

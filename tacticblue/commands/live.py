@@ -142,6 +142,19 @@ def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str],
     return new_game(args.game), journal, [f"journal: {path}"], {}
 
 
+def discard_unused_journal(journal: Journal) -> None:
+    """Remove the journal a run created when the run stops on an error before anything was
+    written to it but its header (a calibration is checked against the first frame, after the
+    journal is opened): it holds no game, and left behind it would make the same command, run
+    again once the error is fixed, refuse its --journal as existing already."""
+    journal.close()
+    try:
+        if journal.path.read_text(encoding="utf-8").count("\n") <= 1:
+            journal.path.unlink()
+    except (OSError, UnicodeDecodeError):
+        pass  # it stays as it is
+
+
 def default_journal_path(game: str) -> Path:
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -376,6 +389,10 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
             panel.panel.wait_shown(1.0)  # the last frame reaches the panel before the port closes
             panel.close()
         return 1 if camera_lost else 0
+    except Exception:
+        if args.resume is None:
+            discard_unused_journal(journal)
+        raise
     finally:  # also on Ctrl-C: the journal has every turn already, the record is written too
         if session is not None and args.record is not None:
             export(session, args.record)
