@@ -97,3 +97,17 @@ def test_a_pattern_size_that_is_no_length_is_one_clear_line(cli, left_photos, tm
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert message in r.stderr
     assert not (tmp_path / "camera.json").exists()
+
+
+def test_a_camera_file_for_another_frame_size_is_one_clear_line(cli, tmp_path):
+    """calibrate board assumed the camera was for the picture's size: a 640x480 webcam's file
+    used on a 1600x900 photo said 'board not found: no consistent pose for the grid'."""
+    camera = tmp_path / "camera.json"
+    camera.write_text(json.dumps({"K": [[540, 0, 319.5], [0, 540, 239.5], [0, 0, 1]], "dist": [0, 0, 0, 0, 0],
+                                  "image_size": [640, 480]}))
+    photo = Path(__file__).resolve().parents[1] / "samples" / "reading" / "accasta-tall.jpg"
+    r = cli("calibrate", "board", photo, "--game", "accasta", "--camera", camera, "-o", tmp_path / "board.json")
+    w, h = cv2.imread(str(photo)).shape[1::-1]
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"{camera}: the camera was calibrated at 640x480, but the picture is {w}x{h}" in r.stderr
+    assert not (tmp_path / "board.json").exists()

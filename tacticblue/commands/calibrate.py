@@ -138,6 +138,10 @@ def run_board(args: argparse.Namespace) -> int:
     geometry, start = game_board(args.game) if args.game else (None, None)
     kind = geometry.kind if geometry is not None else args.board
     camera = load_camera(args.camera) if args.camera else None
+    size = (image.shape[1], image.shape[0])
+    if camera is not None and camera.image_size != size:  # the board finder takes it as the picture's
+        raise CLIError(f"{args.camera}: the camera was calibrated at {camera.image_size[0]}x{camera.image_size[1]}, "
+                       f"but the picture is {size[0]}x{size[1]}: calibrate the camera at the size it takes photos")
     outline = None
     if args.corners:
         outline = _parse_corners(args.corners)
