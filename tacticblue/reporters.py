@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+import time
 from typing import Any, TextIO
 
 import cv2
@@ -81,6 +82,31 @@ class PanelReporter:
 
     def __init__(self, panel: Any) -> None:
         self.panel = panel
+        self._online: bool | None = None  # as last told; None: nothing told yet
+        self._since = time.monotonic()
+
+    def news(self, final: bool = False) -> str | None:
+        """What the players should hear of the panel since the last call, or None: that it
+        answers, that it stopped answering, or that none has answered within the driver's
+        handshake time (or by the end of the run, ``final``).  The game goes on either way:
+        the panel is a display, and is shown the game as it stands when it answers again."""
+        driver = self.panel.panel
+        if driver.online:
+            if self._online:
+                return None
+            self._online = True
+            return f"LED panel answers on {driver.connected_port}"
+        if self._online is False:
+            return None
+        waited = time.monotonic() - self._since > driver.timing.handshake_timeout + 0.5
+        if self._online is None and not (waited or final):
+            return None
+        problem = f" ({driver.last_problem})" if driver.last_problem else ""
+        was_online, self._online = self._online, False
+        if was_online:
+            return (f"the LED panel stopped answering{problem}: the game goes on and is recorded; "
+                    "the panel is shown it again when it answers")
+        return f"no LED panel answers{problem}: the game goes on without it"
 
     def show(self, event: Event, session: Session) -> None:
         from hardware.view import PanelView

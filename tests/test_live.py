@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import cv2
@@ -669,9 +670,50 @@ def test_the_led_panel_shows_the_last_turn(cli, tmp_path):
         else:
             pytest.fail("the panel never showed the last turn")
         assert {shown[p] for p in lit} == {"B", "b"}  # Black to move: where it went bright, where from dim
+        assert f"LED panel answers on {tmp_path / 'panel'}" in out.stderr  # notes go to stderr with --json
     finally:
         emulator.process.terminate()
         emulator.process.wait(timeout=5)
+
+
+def test_a_led_panel_that_never_answers_is_told_and_the_game_is_recorded_without_it(cli, tmp_path):
+    turns, _ = record_turns("accasta")
+    log = write_log(tmp_path / "g.jsonl", "accasta", turns[:3])
+    out = cli("replay", log, "--game", "accasta", "--json", "--led", tmp_path / "no-panel",
+              "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:3]
+    told = [line.split("note: ", 1)[-1] for line in out.stderr.splitlines() if "LED panel" in line]
+    assert len(told) == 1 and told[0].startswith(f"no LED panel answers ({tmp_path / 'no-panel'}: ")
+    assert "No such file or directory" in told[0] and told[0].endswith("): the game goes on without it")
+
+
+def test_a_led_panel_unplugged_mid_game_is_told_once(tmp_path):
+    """The panel's news as the live loop polls it: that it answers, then, once the emulator is
+    gone (the pty closed, as when the USB cable is pulled), that it stopped answering."""
+    from test_panel_emulator import Emulator
+
+    from hardware.panel import GamePanel
+    from tacticblue.reporters import PanelReporter
+
+    emulator = Emulator(tmp_path / "panel")
+    assert "37 LEDs" in emulator.line()
+    with GamePanel(str(tmp_path / "panel"), "accasta") as panel:
+        assert panel.panel.wait_online(5)
+        reporter = PanelReporter(panel)
+        assert reporter.news() == f"LED panel answers on {tmp_path / 'panel'}"
+        assert reporter.news() is None
+        emulator.process.terminate()
+        emulator.process.wait(timeout=5)
+        for _ in range(100):
+            if not panel.online:
+                break
+            time.sleep(0.1)
+        news = reporter.news()
+        assert news is not None and news.startswith("the LED panel stopped answering (")
+        assert news.endswith("the game goes on and is recorded; the panel is shown it again when it answers")
+        assert reporter.news(final=True) is None
 
 
 def test_a_bumped_board_is_found_again_by_vision_and_the_game_goes_on(cli, tmp_path):

@@ -332,8 +332,9 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         reporters: list[Any] = [JsonReporter() if args.json else TextReporter()]
         window = None if args.no_window else WindowReporter()
         panel = open_game_panel(args, board.name)
-        if panel is not None:
-            reporters.append(PanelReporter(panel))
+        panel_reporter = None if panel is None else PanelReporter(panel)
+        if panel_reporter is not None:
+            reporters.append(panel_reporter)
 
         def report(events: list[Event]) -> None:
             for event in events:
@@ -342,12 +343,18 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                 if event.event in ("turn", "end") and args.record is not None:
                     export(session, args.record)
 
+        def panel_news(t: float, final: bool = False) -> None:
+            news = None if panel_reporter is None else panel_reporter.news(final)
+            if news:
+                report([Event(t, "info", news, ply=board.ply)])
+
         def commands(t: float, image: Any = None) -> bool:
+            panel_news(t)
             keys = terminal_commands()
             if window is not None:
                 keys += window.frame(image, session, source.description)
-            for r in reporters:
-                keys += r.commands() if isinstance(r, PanelReporter) else []
+            if panel_reporter is not None:
+                keys += panel_reporter.commands()
             for key in keys:
                 if key in ("q", "quit"):
                     return False
@@ -373,6 +380,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                     except ValueError as e:
                         raise CLIError(f"{spec}: at t={t}: {e}") from None
                     report(session.settled(observation, t))
+                panel_news(t)
         else:
             for frame in source:
                 t = frame.t
@@ -382,6 +390,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                     break
         ended_by = "stopped" if stopped else (source.ended_by or "the source ended")
         camera_lost = not recording and not stopped
+        panel_news(t, final=True)
         report(session.finish(t, ended_by, confirm_pending=recording and not stopped))
         if window is not None:
             window.close()
