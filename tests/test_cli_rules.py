@@ -219,15 +219,21 @@ def test_a_whole_pdn_collection_is_checked_game_by_game(cli, shared: Path, tmp_p
     assert lines[-1] == f"{len(games) - 1} of {len(games)} games legal"
 
 
-def test_a_game_of_a_collection_that_cannot_be_read_loses_only_itself(cli, tmp_path: Path) -> None:
-    games = ['[Event "a"]\n[White "A"]\n\n1. 32-28 19-23 2. 28x19 14x23 1-1\n',
-             '[Event "b"]\n[White "B"]\n\n1. 33-28 hello 18-23 *\n',
-             '[Event "c"]\n[White "C"]\n\n1. 31-27 17-21 2-0\n']
+def _replay_collection(cli, tmp_path: Path, games: list[str]) -> tuple[Path, list[dict]]:
+    """``rules replay --all --json`` of ``games`` written as one PDN file, one of them unreadable:
+    the file and the games' entries."""
     bad = tmp_path / "bad.pdn"
     bad.write_text("\n".join(games))
     run = cli("rules", "replay", bad, "--game", "dame100", "--all", "--json")
     assert run.returncode == 1
-    out = json.loads(run.stdout)
+    return bad, json.loads(run.stdout)
+
+
+def test_a_game_of_a_collection_that_cannot_be_read_loses_only_itself(cli, tmp_path: Path) -> None:
+    games = ['[Event "a"]\n[White "A"]\n\n1. 32-28 19-23 2. 28x19 14x23 1-1\n',
+             '[Event "b"]\n[White "B"]\n\n1. 33-28 hello 18-23 *\n',
+             '[Event "c"]\n[White "C"]\n\n1. 31-27 17-21 2-0\n']
+    bad, out = _replay_collection(cli, tmp_path, games)
     assert [g["legal"] for g in out] == [True, False, True] and out[2]["players"] == "C"
     assert out[1]["error"] == "line 9: cannot read 'hello' as PDN"  # the file's own line
     run = cli("rules", "replay", bad, "--game", "dame100", "--all")
@@ -244,11 +250,7 @@ def test_a_game_of_tags_only_keeps_its_place_beside_a_game_that_cannot_be_read(c
              '[Event "b"]\n[White "B"]\n[Result "2-0"]\n',
              '[Event "c"]\n[White "C"]\n\n1. 33-28 hello 18-23 *\n',
              '[Event "d"]\n[White "D"]\n\n1. 31-27 17-21 2-0\n']
-    bad = tmp_path / "bad.pdn"
-    bad.write_text("\n".join(games))
-    run = cli("rules", "replay", bad, "--game", "dame100", "--all", "--json")
-    assert run.returncode == 1
-    out = json.loads(run.stdout)
+    _, out = _replay_collection(cli, tmp_path, games)
     assert [(g["players"], g["legal"]) for g in out] == [("A", True), ("B", True), (None, False), ("D", True)]
     assert out[2]["error"] == "line 13: cannot read 'hello' as PDN"
 
