@@ -89,11 +89,19 @@ class BoardCalibration:
         return cls(pose, game, side, str(data.get("method", "auto")), bool(data.get("camera_known", False)))
 
     def save(self, path: str | Path) -> None:
-        """Write atomically (a temporary file renamed over the target), so a crash loses nothing."""
+        """Write atomically (a temporary file renamed over the target), so a crash loses nothing.
+
+        ``OSError`` "PATH: cannot write (reason)" naming ``path``, not the temporary file the
+        user never gave, which is removed again."""
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        try:
+            tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+            tmp.replace(path)
+        except OSError as e:
+            if tmp.is_file():
+                tmp.unlink()
+            raise OSError(f"{path}: cannot write ({e.strerror or e})") from None
 
 
 def load_calibration(path: str | Path, kind: BoardKind | None = None,

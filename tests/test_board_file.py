@@ -74,3 +74,24 @@ def test_show_to_a_name_without_a_picture_suffix_is_one_clear_line(cli, calib, t
     r = cli("calibrate", "show", image, "--calibration", path, "-o", tmp_path / "overlay.txt")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert "overlay.txt: cannot write the overlay (use a .png or .jpg name)" in r.stderr
+
+
+@pytest.mark.parametrize("where", ["under a file", "a folder"])
+def test_a_calibration_that_cannot_be_written_names_the_users_path(calib, tmp_path, where):
+    """Writing goes through a temporary file renamed over the target: the error named that
+    internal 'board.json.tmp' instead of the path the user gave, and left it behind."""
+    (tmp_path / "file").write_text("")
+    (tmp_path / "folder").mkdir()
+    path = tmp_path / "file" / "board.json" if where == "under a file" else tmp_path / "folder"
+    with pytest.raises(OSError) as e:
+        calib.save(path)
+    assert str(e.value).startswith(f"{path}: cannot write (") and ".tmp" not in str(e.value)
+    assert not list(tmp_path.glob("**/*.tmp"))
+
+
+def test_calibrate_board_to_a_path_under_a_file_is_one_line_naming_it(cli, tmp_path):
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "b.json"
+    r = cli("calibrate", "board", "samples/finding/accasta-4-0000.jpg", "--game", "accasta", "-o", out)
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
+    assert r.stderr.strip() == f"tacticblue calibrate: error: {out}: cannot write (Not a directory)"

@@ -254,6 +254,20 @@ def test_a_record_that_cannot_be_written_is_refused_before_the_game_starts(cli, 
     assert out.stdout == "" and not (tmp_path / "j").exists()
 
 
+def test_a_record_export_that_fails_names_the_record_not_its_temporary_file(tmp_path):
+    """The record goes through 'game.txt.tmp' renamed over it: a failure (here the record's
+    name taken by a folder since the game started) named that file and left it behind."""
+    from tacticblue.commands.live import export
+    from tacticblue.session import Session
+
+    record = tmp_path / "game.txt"
+    record.mkdir()
+    with pytest.raises(OSError) as e:
+        export(Session(new_game("accasta")), record)
+    assert str(e.value).startswith(f"{record}: cannot write (") and ".tmp" not in str(e.value)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
 @pytest.mark.parametrize("where", ["under a file", "a folder"])
 def test_a_journal_that_cannot_be_created_is_one_line_naming_it(cli, tmp_path, where):
     """Under a regular file the error was '[Errno 17] File exists: .../file', naming another path."""

@@ -188,11 +188,19 @@ def check_record_path(path: Path) -> None:
 
 
 def export(session: Session, path: Path) -> None:
+    """Write the game's record atomically (a temporary file renamed over ``path``), so a crash
+    mid-write never leaves half a record.  ``OSError`` "PATH: cannot write (reason)" names
+    ``path``, not the temporary file the user never gave, which is removed again."""
     board = session.board
     text = export_record(board, result_line(board, board.outcome()))
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        if tmp.is_file():
+            tmp.unlink()
+        raise OSError(f"{path}: cannot write ({e.strerror or e})") from None
 
 
 def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
