@@ -230,3 +230,13 @@ def test_near_stacks_hide_what_is_behind_them():
     hidden = render_clean(replace(base, points={**base.points, "e4": "bbbbbb", "c4": "wwwwww"}))
     assert alone[v, u].mean() < 80, "the black stack is seen where nothing is in front of it"
     assert hidden[v, u].mean() > 120, "the white stack in front must hide the black one"
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_cli_render_to_a_file_is_one_line_saying_it_is_no_folder(cli, tmp_path, where):
+    """--out naming an existing file printed the raw '[Errno 17] File exists: ...'."""
+    (tmp_path / "somefile").write_text("")
+    out = tmp_path / "somefile" if where == "a file" else tmp_path / "somefile" / "renders"
+    r = cli("scenes", "render", "--game", "accasta", "--out", out)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.strip() == f"tacticblue scenes: error: {tmp_path / 'somefile'}: not a folder"

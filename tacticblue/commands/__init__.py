@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -48,6 +49,19 @@ def seconds(text: str) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
     return value
+
+
+def make_folder(path: Path) -> None:
+    """Create the output folder ``path`` and its parents (an existing folder is fine).  CLIError
+    "PATH: not a folder" naming the part of the user's path that is a file, or "PATH: cannot
+    create the folder (reason)": ``mkdir`` says only "[Errno 17] File exists"."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        for part in (*reversed(path.parents), path):
+            if part.exists() and not part.is_dir():
+                raise CLIError(f"{part}: not a folder") from None
+        raise CLIError(f"{path}: cannot create the folder ({e.strerror or e})") from None
 
 
 def write_overlay(path: str, image: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from tacticblue.commands import CLIError, frame_size, print_json
+from tacticblue.commands import CLIError, frame_size, make_folder, print_json
 
 
 def _game(text: str) -> str:
@@ -79,7 +79,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     top_down = {"yes": True, "no": False, "auto": None}[args.top_down]
     if args.elevation and args.top_down == "yes":
         raise CLIError("--elevation is for a camera at the side; leave it out with --top-down yes")
-    args.out.mkdir(parents=True, exist_ok=True)
+    make_folder(args.out)
     start = time.perf_counter()
     for sample in render_samples(args.game, args.count, args.seed, args.size, top_down, args.look,
                                  rig=rig_at(args.elevation)):
@@ -142,9 +142,9 @@ def cmd_video(args: argparse.Namespace) -> int:
         turns = list(read_record_file(args.record, board).turns)[:args.first]
     elif args.turns < 1:
         raise CLIError("--turns must be at least 1")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(args.out.parent)
     if args.frames is not None:
-        args.frames.mkdir(parents=True, exist_ok=True)
+        make_folder(args.frames)
     start = time.perf_counter()
     try:
         header, frames = render_video(args.game, turns, args.turns, args.seed, args.size, VideoLook(fps=args.fps),
@@ -190,7 +190,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
     if args.images < 1 or args.plies < 0:
         raise CLIError("--images must be at least 1 and --plies at least 0")
-    args.out.mkdir(parents=True, exist_ok=True)
+    make_folder(args.out)
     tiles = []
     start = time.perf_counter()
     for game in game_names():
