@@ -6,6 +6,7 @@ import json
 
 import cv2
 import numpy as np
+import pytest
 
 from rules import new_game
 from rules.record import parse_record
@@ -93,3 +94,15 @@ def test_cli_video_rejects_a_frame_rate_or_turn_count_that_is_no_count(cli, tmp_
                 "--out", str(tmp_path / "v.mp4"))
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
         assert not (tmp_path / "v.mp4").exists()
+
+
+@pytest.mark.parametrize("text", ["this is not a record at all\n", "", "# an Accasta game\n1-0\n"])
+def test_cli_video_refuses_a_record_without_turns(cli, tmp_path, text):
+    """A text file with no turn line was read as a record holding only a result line: it made
+    a video of no turns with exit status 0 (--turns and --first refuse fewer than one)."""
+    record = tmp_path / "JUNK.txt"
+    record.write_text(text)
+    r = cli("scenes", "video", "--game", "accasta", "--record", record, "--out", tmp_path / "v.mp4")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(f"tacticblue scenes: error: {record}: no turns to film")
+    assert not (tmp_path / "v.mp4").exists() and not (tmp_path / "v.json").exists()

@@ -140,6 +140,8 @@ def cmd_video(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise CLIError(f"{e} (videos need the game's rules)") from None
         turns = list(read_record_file(args.record, board).turns)[:args.first]
+        if not turns:  # a video of no turns is refused like --turns 0; junk text reads as a result line
+            raise CLIError(f"{args.record}: no turns to film (is it a record of {args.game}?)")
     elif args.turns < 1:
         raise CLIError("--turns must be at least 1")
     make_folder(args.out.parent)
