@@ -82,13 +82,15 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
     [['32-28'], ['33-29']]
     """
     game: PdnRecord | None = None
-    depth = 0
+    opened: list[int] = []  # where each variation still open starts: an unclosed one is named by its line
     pos = 0
     last: PdnRecord | None = None
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m:
             line = text.count("\n", 0, pos) + 1
+            if text[pos] == "{":  # the comment token needs its '}'
+                raise RecordError(f"line {line}: comment '{{' is never closed")
             bad = text[pos:].split(None, 1)[0][:30]
             raise RecordError(f"line {line}: cannot read {bad!r} as PDN")
         pos = m.end()
@@ -97,14 +99,14 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
         if kind in ("space", "escape", "nag", "number"):
             continue
         if kind == "open":
-            depth += 1
+            opened.append(m.start())
             continue
         if kind == "close":
-            if depth == 0:
+            if not opened:
                 raise RecordError(f"line {text.count(chr(10), 0, pos) + 1}: ')' closes no variation")
-            depth -= 1
+            opened.pop()
             continue
-        if depth:
+        if opened:
             continue
         if kind == "comment":
             target = game if game is not None else last
@@ -134,8 +136,8 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
             game.result = None if token == "*" else token
             yield game
             last, game = game, None
-    if depth:
-        raise RecordError("a variation '(' is never closed")
+    if opened:
+        raise RecordError(f"line {text.count(chr(10), 0, opened[0]) + 1}: variation '(' is never closed")
     if game is not None:
         yield game
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -114,6 +115,17 @@ def test_captures_with_colon_spaces_and_algebraic_squares():
 ])
 def test_unreadable_pdn_is_named(text, message):
     with pytest.raises(RecordError, match=message):
+        read_game(text)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("[Event \"x\"]\n\n1. 32-28 {a sharp\nmove 19-23 2. 33-29 *", "line 3: comment '{' is never closed"),
+    ("1. 32-28 19-23\n2. 33-29 (2. 34-30 {what if} 23-29\n3. 28x19 *", "line 2: variation '(' is never closed"),
+    ("1. 32-28 (1. 33-28 (1. 31-27)\n19-23 *", "line 1: variation '(' is never closed"),
+])
+def test_an_unclosed_comment_or_variation_is_named_with_its_line(text, message):
+    """An unclosed '{' said only "cannot read '{a' as PDN", an unclosed '(' gave no line."""
+    with pytest.raises(RecordError, match=re.escape(message)):
         read_game(text)
 
 
