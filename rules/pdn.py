@@ -56,7 +56,7 @@ _TOKEN = re.compile(
     |(?P<result>(?:""" + "|".join(map(re.escape, RESULTS)) + r""")(?=\s|$|[\[{;)]))
     |(?P<number>\d+\s*\.(?:\s*\.{2,3})?)
     |(?P<move>"""
-    + _SQUARE + r"(?:\s*[-x:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*(?:\([!?]+\))?)
+    + _SQUARE + r"(?:\s*[-xX:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*(?:\([!?]+\))?)
     |(?P<nag>\$\d+)
     |(?P<open>\()
     |(?P<close>\))""",

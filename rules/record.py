@@ -191,8 +191,12 @@ def parse_result(text: str) -> Outcome | None:
     'b'
     >>> parse_result("0-2").winner, parse_result("1/2-1/2").draw
     ('b', True)
+    >>> parse_result("0-0")  # PDN: both lose (both forfeited, or both over the time limit)
+    Outcome(winner=None, draw=False, score=None, reason='both lose')
     """
     line = text.strip()
+    if line == "0-0":
+        return Outcome(None, reason="both lose")
     if re.fullmatch(r"(draw|remis|1-1|½-½|1/2-1/2)\.?", line, re.I):
         return Outcome(None, draw=True, reason="draw")
     if line in _SCORE_RESULTS:  # PDN/PGN results: 2-0 (FMJD points) or 1-0

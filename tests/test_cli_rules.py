@@ -281,3 +281,14 @@ def test_a_result_tag_stands_for_a_missing_result_and_one_that_disagrees_is_warn
     run = cli("rules", "replay", pdn, "--game", "dame100")
     assert run.returncode == 0 and "Draw" in run.stdout
     assert run.stderr.strip() == "warning: the Result tag says '0-1' but the moves end with '1/2-1/2'"
+
+
+def test_a_pdn_game_both_lost_is_reported_as_recorded(cli, tmp_path: Path) -> None:
+    """0-0 in PDN: both players lose (both forfeited, or both over the time limit)."""
+    path = tmp_path / "both.pdn"
+    path.write_text('[White "A"]\n[Black "B"]\n[Result "0-0"]\n\n1. 32-28 19-23 0-0\n')
+    run = cli("rules", "replay", path, "--game", "dame100")
+    assert run.returncode == 0 and "Both lose (as recorded: both lose)." in run.stdout
+    run = cli("rules", "replay", path, "--game", "dame100", "--json")
+    assert json.loads(run.stdout)["result"] == {"winner": None, "draw": False, "score": None,
+                                                 "reason": "as recorded: both lose"}

@@ -236,3 +236,8 @@ def test_an_illegal_move_after_a_capture_written_by_its_ends_is_named_itself():
     assert replay(read_game(setup + moves + "24-29 *")).move_stack[0].path == (36, 13, 2, 16)
     with pytest.raises(IllegalTurn, match=r"^move 8 \(24-35\): '24-35' is not legal"):
         replay(read_game(setup + moves + "24-35 *"))
+
+
+def test_a_capture_written_with_a_capital_x_is_read():
+    board = replay(read_game("1. 32-28 19-23 2. 28X19 14X23 *"))
+    assert board.ply == 4 and board.visible() == replay(read_game("1. 32-28 19-23 2. 28x19 14x23 *")).visible()

@@ -181,7 +181,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"Game goes on; {COLOUR_NAMES[board.turn]} to move.")
     else:
         score = f" {outcome.score[0]}:{outcome.score[1]}" if outcome.score else ""
-        verdict = "Draw" if outcome.draw else f"{COLOUR_NAMES[outcome.winner].capitalize()} wins"  # type: ignore[index]
+        verdict = ("Draw" if outcome.draw else "Both lose" if outcome.winner is None
+                   else f"{COLOUR_NAMES[outcome.winner].capitalize()} wins")
         print(f"{verdict}{score} ({outcome.reason}).")
     return 0
 
