@@ -39,16 +39,23 @@ def frame_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def seconds(text: str) -> float:
-    """A time in seconds, finite and 0 or more (an argparse type): a wait of nan lasts for ever,
-    a negative sleep raises, and a settle time of inf never lets the picture settle."""
+def finite_number(text: str, what: str, zero_allowed: bool) -> float:
+    """``text`` as a finite number, 0 or more (``zero_allowed``) or above 0, for an argparse
+    type: float() reads "nan" and "inf", which no time or length means.  ``what`` says in the
+    error what is asked for ("a number of seconds, 0 or more")."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
+    if not (math.isfinite(value) and (value >= 0 if zero_allowed else value > 0)):
+        raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}")
     return value
+
+
+def seconds(text: str) -> float:
+    """A time in seconds, finite and 0 or more (an argparse type): a wait of nan lasts for ever,
+    a negative sleep raises, and a settle time of inf never lets the picture settle."""
+    return finite_number(text, "a number of seconds, 0 or more", zero_allowed=True)
 
 
 def make_folder(path: Path) -> None:

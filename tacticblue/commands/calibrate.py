@@ -9,12 +9,11 @@
 from __future__ import annotations
 
 import argparse
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tacticblue.commands import CLIError, print_json, write_overlay
+from tacticblue.commands import CLIError, finite_number, print_json, write_overlay
 
 if TYPE_CHECKING:
     from rules.geometry import Geometry
@@ -65,13 +64,7 @@ def millimetres(text: str) -> float:
     >>> millimetres("24.5")
     24.5
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a length in mm above 0, not {text!r}")
-    return value
+    return finite_number(text, "a length in mm above 0", zero_allowed=False)
 
 
 def _add_board_choice(parser: argparse.ArgumentParser) -> None:
