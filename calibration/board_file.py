@@ -89,19 +89,22 @@ class BoardCalibration:
         return cls(pose, game, side, str(data.get("method", "auto")), bool(data.get("camera_known", False)))
 
     def save(self, path: str | Path) -> None:
-        """Write atomically (a temporary file renamed over the target), so a crash loses nothing.
+        """Write atomically, so a crash loses nothing (:func:`write_atomically`)."""
+        write_atomically(Path(path), json.dumps(self.to_dict(), indent=1) + "\n")
 
-        ``OSError`` "PATH: cannot write (reason)" naming ``path``, not the temporary file the
-        user never gave, which is removed again."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-            tmp.replace(path)
-        except OSError as e:
-            if tmp.is_file():
-                tmp.unlink()
-            raise OSError(f"{path}: cannot write ({e.strerror or e})") from None
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed over it, so a crash mid-write
+    never leaves half a file.  ``OSError`` "PATH: cannot write (reason)" names ``path``, not the
+    temporary file the user never gave, which is removed again."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        if tmp.is_file():
+            tmp.unlink()
+        raise OSError(f"{path}: cannot write ({e.strerror or e})") from None
 
 
 def load_calibration(path: str | Path, kind: BoardKind | None = None,

@@ -188,19 +188,11 @@ def check_record_path(path: Path) -> None:
 
 
 def export(session: Session, path: Path) -> None:
-    """Write the game's record atomically (a temporary file renamed over ``path``), so a crash
-    mid-write never leaves half a record.  ``OSError`` "PATH: cannot write (reason)" names
-    ``path``, not the temporary file the user never gave, which is removed again."""
+    """Write the game's record, atomically (:func:`calibration.board_file.write_atomically`)."""
+    from calibration.board_file import write_atomically
+
     board = session.board
-    text = export_record(board, result_line(board, board.outcome()))
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as e:
-        if tmp.is_file():
-            tmp.unlink()
-        raise OSError(f"{path}: cannot write ({e.strerror or e})") from None
+    write_atomically(path, export_record(board, result_line(board, board.outcome())))
 
 
 def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
