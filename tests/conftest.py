@@ -24,6 +24,14 @@ def run_cli(*args: str, input: str | None = None, timeout: float = 300,
                           input=input, timeout=timeout, env=env, cwd=ROOT)
 
 
+def one_line_error(run: subprocess.CompletedProcess[str]) -> str:
+    """Check that a command refused its input as the CLI promises (exit status 2, one line on
+    stderr, no traceback) and give that line."""
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1, run.stderr
+    return lines[0]
+
+
 @pytest.fixture
 def cli():
     return run_cli

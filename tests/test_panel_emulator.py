@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import one_line_error
 
 from hardware.driver import Panel, Timing
 from hardware.emulator import DeviceModel, VirtualPanel
@@ -120,7 +121,7 @@ def test_emulate_never_replaces_a_file_that_is_no_link(cli, tmp_path: Path) -> N
     record = tmp_path / "game.txt"
     record.write_text("1. b4:2-c5 e4:+e3\n")
     r = cli("panel", "emulate", "--link", record, timeout=20)
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    one_line_error(r)
     assert f"{record} exists and is not a link" in r.stderr
     assert not record.is_symlink() and record.read_text() == "1. b4:2-c5 e4:+e3\n"
     stale = tmp_path / "panel"
@@ -169,7 +170,7 @@ def test_probe_reads_the_device(cli, emulator) -> None:
 def test_show_errors_are_one_line(cli, emulator, tmp_path: Path) -> None:
     link = emulator.link
     done = cli("panel", "show", "--led", str(link), "--game", "accasta", "--last", "a1,z9")
-    assert done.returncode == 2 and "z9" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "z9" in one_line_error(done)
     done = cli("panel", "show", "--led", str(tmp_path / "nothing"), "--game", "accasta", "--last", "a1",
                "--timeout", "0.5")
     assert done.returncode == 1 and "did not confirm" in done.stderr
@@ -284,7 +285,7 @@ def test_a_wait_that_is_no_time_is_a_one_line_error(cli, emulator, command) -> N
     """'show --timeout nan' waited for ever; 'replay --delay -1' stopped after the first turn
     with the sleep's 'sleep length must be non-negative'."""
     done = cli("panel", *command, "--led", str(emulator.link), timeout=30)
-    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    one_line_error(done)
     assert "must be a number of seconds, 0 or more" in done.stderr and done.stdout == ""
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import one_line_error
 
 import rules
 from calibration.board_file import BoardCalibration
@@ -356,7 +357,7 @@ def test_cli_overlay_name_without_a_picture_suffix_is_one_clear_line(cli, calibr
     """OpenCV raises, rather than answering False, when it has no writer for the name's suffix."""
     r = cli("read", str(SAMPLES / "hand.jpg"), "--game", "accasta", "--calibration", str(calibration("hand")),
             "--overlay", str(tmp_path / name))
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    one_line_error(r)
     assert "cannot write the overlay (use a .png or .jpg name)" in r.stderr
     assert not (tmp_path / name).exists()
 
