@@ -25,7 +25,7 @@ from rules.infer import Observation
 from vision.colours import DARKEST, ColourModel, brightness, confidence, reference_brightness
 from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
-from vision.placement import StackColours, stack_colours
+from vision.placement import StackColours, disc_offsets, stack_colours
 from vision.shapes import StackShapes
 from vision.stack_net import PatchHeights, patch_frames
 from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile, outline_evidence, outline_strength
@@ -244,10 +244,15 @@ class StackReader:
         board = _board_colours(model, frame, masks)
         empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)
                        * _cell_trust(model, frame, board, heights))
-        # Colours are read where each stack seems to stand and where its point is: where
-        # the two disagree, the offset found decides the colour, and the disc is unsure.
-        readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at))
-                    for at in (offsets, np.zeros_like(offsets))]
+        # Colours are read where each disc seems to stand (a single disc where its stack's
+        # outline says: that is its own) and where its point is: where the two disagree, the
+        # place found decides the colour, and the disc is unsure.
+        stacked = np.flatnonzero(heights > 1)
+        discs = np.repeat(offsets[:, None], model.max_height, axis=1)
+        discs[stacked] = disc_offsets(model, stacked, heights[stacked], masks[stacked],
+                                      outline_strength(model, frame, stacked), offsets[stacked])
+        readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at, per_disc))
+                    for at, per_disc in ((offsets, discs), (np.zeros_like(offsets), np.zeros_like(discs)))]
         reference = reference_brightness(frame)
         where, reliability = self.where, self.reliability
         tops, sides = readings[0]
