@@ -269,6 +269,60 @@ def test_a_record_export_that_fails_names_the_record_not_its_temporary_file(tmp_
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_a_record_that_cannot_be_written_mid_game_is_told_once_and_written_when_it_can_again(tmp_path):
+    """The record's folder vanishes mid-game (the USB stick holding it pulled): the players are
+    told once, the next turns try again, and once the folder is back the record holds every
+    turn and they are told so once.  A real folder, removed and made again."""
+    import shutil
+
+    from tacticblue.commands.live import RecordWriter
+    from tacticblue.session import Session
+
+    turns, _ = record_turns("accasta")
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    writer = RecordWriter(stick / "game.txt", tmp_path / "game.journal")
+    session = Session(new_game("accasta"))
+
+    def play(n: int) -> str | None:
+        session.board.push_notation(turns[n])
+        return writer.write(session)
+
+    assert play(0) is None and writer.problem is None
+    shutil.rmtree(stick)
+    note = play(1)
+    assert note is not None and note.startswith(f"{stick / 'game.txt'}: cannot write (") and "goes on" in note
+    assert writer.problem is not None
+    assert play(2) is None  # told once, not after every turn
+    final = writer.write(session, final=True)  # were the run to end now: where the turns are
+    assert final is not None and str(tmp_path / "game.journal") in final
+    stick.mkdir()
+    assert play(3) == f"record written to {stick / 'game.txt'} again" and writer.problem is None
+    assert play(4) is None
+    assert new_game("accasta").read_record((stick / "game.txt").read_text()).turns == turns[:5]
+    assert not list(stick.glob("*.tmp"))
+
+
+def test_a_record_that_cannot_be_written_during_the_whole_game_does_not_stop_the_referee(cli, tmp_path):
+    """Writing the record failed with an OSError after the first turn, which stopped the referee
+    mid-game.  Here every write fails (its temporary file's name is taken by a folder, which the
+    check before the game cannot see): the whole game is refereed and journaled, the players are
+    told once, and at the end where the turns are; the exit status is that of a normal end."""
+    record = tmp_path / "game.txt"
+    (tmp_path / "game.txt.tmp").mkdir()
+    turns, _ = record_turns("accasta")
+    log = write_log(tmp_path / "g.jsonl", "accasta", turns[:6])
+    out = cli("replay", log, "--game", "accasta", "--json", "--record", record, "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == turns[:6]
+    assert read_journal(tmp_path / "j").turns == turns[:6]
+    assert not record.exists()
+    told = [line for line in out.stderr.splitlines() if f"{record}: cannot write" in line]
+    assert len(told) == 2, out.stderr  # once when it first fails, once at the end
+    assert "goes on" in told[0] and str(tmp_path / "j") in told[1]
+
+
 @pytest.mark.parametrize("where", ["under a file", "a folder"])
 def test_a_journal_that_cannot_be_created_is_one_line_naming_it(cli, tmp_path, where):
     """Under a regular file the error was '[Errno 17] File exists: .../file', naming another path."""

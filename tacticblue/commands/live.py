@@ -175,7 +175,8 @@ def result_line(board: Board[Any], outcome: Outcome | None) -> str | None:
 
 def check_record_path(path: Path) -> None:
     """Refuse a ``--record`` path the record cannot be written to before the game starts: the
-    record is written after every turn, and failing there would stop the referee mid-game."""
+    record is written after every turn, and a path that never works would be found out only
+    then (:class:`RecordWriter` tells the players and goes on)."""
     if path.is_dir():
         problem = "it is a folder"
     elif not path.parent.is_dir():
@@ -193,6 +194,39 @@ def export(session: Session, path: Path) -> None:
 
     board = session.board
     write_atomically(path, export_record(board, result_line(board, board.outcome())))
+
+
+class RecordWriter:
+    """The game's record (``--record``, or ``e``), written after every turn and at the end.
+
+    Writing may fail in the middle of a game (the USB stick holding it pulled, the disk full):
+    that must not stop the referee, as every turn is in the journal already.  The players are
+    told once, every later write tries again, and they are told once when one succeeds."""
+
+    def __init__(self, path: Path, journal: Path) -> None:
+        self.path = path
+        self.journal = journal
+        self.problem: str | None = None
+        """Why the last write failed ("PATH: cannot write (reason)"), or None."""
+
+    def write(self, session: Session, final: bool = False) -> str | None:
+        """Write the record; the note for the players, or None when there is nothing new to tell:
+        that it cannot be written (once, until a write succeeds), that it is written again, and
+        when ``final`` (the end of the run, or ``e``) that it is not written and where the turns are."""
+        failed_before = self.problem is not None
+        try:
+            export(session, self.path)
+        except OSError as e:
+            self.problem = str(e)
+        else:
+            self.problem = None
+            return f"record written to {self.path} again" if failed_before else None
+        if final:
+            return f"{self.problem}: the record is not written; every turn played is in the journal {self.journal}"
+        if failed_before:
+            return None
+        return (f"{self.problem}: the game goes on and every turn is in the journal; "
+                "writing the record is tried again after every turn and at the end")
 
 
 def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
@@ -316,6 +350,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         raise CLIError(str(e)) from None
     board, journal, notes, misread = open_game(args)
     session: Session | None = None
+    record = None if args.record is None else RecordWriter(args.record, journal.path)
     if source.note:
         notes.append(source.note)
     if headless:
@@ -340,8 +375,10 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
             for event in events:
                 for r in reporters:
                     r.show(event, session)
-                if event.event in ("turn", "end") and args.record is not None:
-                    export(session, args.record)
+                if event.event in ("turn", "end") and record is not None:
+                    note = record.write(session)
+                    if note:
+                        report([Event(event.t, "info", note, ply=board.ply)])
 
         def panel_news(t: float, final: bool = False) -> None:
             news = None if panel_reporter is None else panel_reporter.news(final)
@@ -359,9 +396,10 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                 if key in ("q", "quit"):
                     return False
                 if key in ("e", "export"):
-                    path = args.record or journal.path.with_suffix(".pdn" if board.name == "dame100" else ".txt")
-                    export(session, path)
-                    report([Event(t, "info", f"record written to {path}", ply=board.ply)])
+                    target = record or RecordWriter(
+                        journal.path.with_suffix(".pdn" if board.name == "dame100" else ".txt"), journal.path)
+                    note = target.write(session, final=True)
+                    report([Event(t, "info", note or f"record written to {target.path}", ply=board.ply)])
                     continue
                 report(session.command(key, t))
             return True
@@ -392,6 +430,11 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         camera_lost = not recording and not stopped
         panel_news(t, final=True)
         report(session.finish(t, ended_by, confirm_pending=recording and not stopped))
+        if record is not None:
+            note = record.write(session, final=True)
+            record = None  # written at the end: not again on the way out (``finally``)
+            if note:
+                report([Event(t, "info", note, ply=board.ply)])
         if window is not None:
             window.close()
         if panel is not None:
@@ -403,7 +446,9 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
             discard_unused_journal(journal)
         raise
     finally:  # also on Ctrl-C: the journal has every turn already, the record is written too
-        if session is not None and args.record is not None:
-            export(session, args.record)
+        if session is not None and record is not None:
+            note = record.write(session, final=True)
+            if record.problem is not None:
+                print(f"tacticblue: {note}", file=sys.stderr)
         source.close()
         journal.close()
