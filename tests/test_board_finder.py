@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import one_line_error
 
 import rules
 from calibration.camera import BoardPose
@@ -237,6 +238,39 @@ def test_cli_board_show_and_manual_corners(cli, square_shot, tmp_path):
     cv2.imwrite(str(blank), np.full((720, 1280, 3), 200, np.uint8))
     r = cli("calibrate", "board", blank, "--board", "hex")
     assert r.returncode == 2 and "board not found" in r.stderr and "--corners" in r.stderr
+
+
+@pytest.mark.parametrize("board, corners, problem", [
+    ("square", ["300,200", "900,200", "900,200", "300,600"], "are 0 px apart"),
+    ("square", ["100,100", "600,97", "1100,100", "600,600"], "almost in one line"),
+    ("square", ["100,300", "1100,250", "1150,300", "1100,350"], "too sharp"),
+    ("square", ["100,100", "1100,100", "600,600", "600,300"], "not convex: one lies inside"),
+    ("square", ["600,300", "640,300", "640,330", "600,330"], "too small"),
+    ("hex", ["400,100", "800,100", "1000,360", "800,620", "400,620", "400,620"], "are 0 px apart"),
+])
+def test_manual_corners_that_make_no_board_outline_are_refused(cli, tmp_path, board, corners, problem):
+    """Corners typed by hand that make no outline (two at one place, three in a line, a needle,
+    one inside the others) were refused only as 'board not found: the given corners do not form
+    a board outline', when no pose fitted them, and an outline of a few pixels was taken."""
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), np.full((720, 1280, 3), 200, np.uint8))
+    r = cli("calibrate", "board", image, "--board", board, "--corners", *corners, "-o", tmp_path / "b.json")
+    line = one_line_error(r)
+    assert line.startswith("tacticblue calibrate: error: --corners: ") and problem in line, line
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_manual_corners_in_any_order_give_the_same_calibration(cli, square_shot, tmp_path):
+    """The corners are sorted round their centre: given crosswise (a bow tie) they are the same outline."""
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), square_shot.image)
+    corners = [f"{x:.0f},{y:.0f}" for x, y in square_shot.truth.project(board_model("square").outline)]
+    results = []
+    for order in ([0, 1, 2, 3], [0, 2, 1, 3]):
+        r = cli("calibrate", "board", image, "--board", "square", "--corners", *[corners[i] for i in order], "--json")
+        assert r.returncode == 0, r.stderr
+        results.append(json.loads(r.stdout))
+    assert results[0] == results[1]
 
 
 def test_the_start_position_shows_whites_side_even_with_the_camera_behind_black(cli, tmp_path):

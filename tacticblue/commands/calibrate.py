@@ -122,6 +122,60 @@ def _parse_corners(items: list[str]) -> np.ndarray:
     return np.array(pts)
 
 
+MIN_CORNER_GAP = 0.01
+"""Corners nearer each other than this share of the picture's longer side are one place
+(real boards' sides, even seen 12 degrees up and far off, are 2.5% or more)."""
+CORNER_ANGLES_DEG = (10.0, 175.0)
+"""The interior angles an outline's corners may have: a hex board seen 12 degrees up has
+corners of 38 to 172 degrees, a square one 21 to 165; flatter than 175 is three corners in a line."""
+MIN_OUTLINE_AREA = 0.005
+"""The least share of the picture the outline may enclose: half the 1% the finder looks for,
+as the corners are the fallback for boards seen low and far that it misses."""
+
+
+def outline_problem(corners: np.ndarray, size: tuple[int, int]) -> str | None:
+    """What makes the corners of ``--corners`` (N x 2 px, sorted round their centre by
+    :func:`vision.board_finder.clockwise`) no board's outline in a picture of ``size`` (w, h),
+    or None: two at one place, one inside the others, three in a line, a needle's point, or a
+    few pixels' outline.  The pose fit refused some of these only as "the given corners do not
+    form a board outline", and made a calibration of a tiny one.
+
+    >>> outline_problem(np.array([[100, 100], [900, 100], [900, 600], [100, 600.0]]), (1280, 720))
+    >>> outline_problem(np.array([[100, 100], [900, 100], [900, 100], [100, 600.0]]), (1280, 720))
+    'two corners are 0 px apart (900,100 and 900,100): give 4 different corners'
+    """
+    n = len(corners)
+    edges = np.roll(corners, -1, axis=0) - corners  # edges[i]: corner i to corner i + 1
+    gaps = np.hypot(edges[:, 0], edges[:, 1])
+    i = int(np.argmin(gaps))
+    if gaps[i] < MIN_CORNER_GAP * max(size):
+        a, b = (f"{x:.0f},{y:.0f}" for x, y in (corners[i], corners[(i + 1) % n]))
+        return f"two corners are {gaps[i]:.0f} px apart ({a} and {b}): give {n} different corners"
+    turns = _cross(np.roll(edges, 1, axis=0), edges)  # at each corner: one sign all round if convex
+    if not (np.all(turns < 0) or np.all(turns > 0)):
+        return f"the {n} corners are not convex: one lies inside the outline of the others"
+    before = -np.roll(edges, 1, axis=0)
+    cosines = np.einsum("ij,ij->i", before, edges) / (np.roll(gaps, 1) * gaps)
+    angles = np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0)))
+    lo, hi = CORNER_ANGLES_DEG
+    flat, sharp = int(np.argmax(angles)), int(np.argmin(angles))
+    if angles[flat] > hi:
+        return "three corners are almost in one line (an angle of {:.0f} degrees at {:.0f},{:.0f})".format(
+            angles[flat], *corners[flat])
+    if angles[sharp] < lo:
+        return "the corner at {:.0f},{:.0f} is too sharp for a board ({:.0f} degrees)".format(
+            *corners[sharp], angles[sharp])
+    share = abs(float(np.sum(_cross(corners, np.roll(corners, -1, axis=0))))) / 2 / (size[0] * size[1])
+    if share < MIN_OUTLINE_AREA:
+        return f"the outline is too small for a board ({share:.2%} of the picture; at least {MIN_OUTLINE_AREA:.1%})"
+    return None
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The z of the cross products of rows of 2-vectors (NumPy 2 deprecates ``np.cross`` of 2-vectors)."""
+    return a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+
+
 def run_board(args: argparse.Namespace) -> int:
     from calibration.board_file import BoardCalibration
     from calibration.intrinsics import load_camera, read_image
@@ -142,6 +196,9 @@ def run_board(args: argparse.Namespace) -> int:
         if len(outline) != n:
             raise CLIError(f"the {kind} board has {n} border corners; --corners gave {len(outline)}")
         outline = clockwise(outline)
+        problem = outline_problem(outline, size)
+        if problem:
+            raise CLIError(f"--corners: {problem}")
     method = "manual" if outline is not None else "auto"
     try:
         found = locate_board(image, kind, camera, white_side=args.white_side, outline=outline,
