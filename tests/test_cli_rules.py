@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "samples" / "records" / "accasta.txt"
@@ -146,6 +147,31 @@ def test_a_binary_file_is_refused(cli, tmp_path: Path) -> None:
     path.write_bytes(bytes(range(256)))
     run = cli("rules", "replay", path, "--game", "accasta")
     assert run.returncode == 2 and "is not a text file" in run.stderr
+
+
+@pytest.mark.parametrize("game", ["accasta", "abande", "attangle", "dame100"])
+@pytest.mark.parametrize("text", ["", " \n\t\r\n", "\ufeff\n"])
+@pytest.mark.parametrize("command", ["replay", "replay --all", "moves"])
+def test_an_empty_record_is_one_line_for_every_game(cli, tmp_path: Path, game: str, text: str, command: str) -> None:
+    """An empty file (a record saved before anything was typed, a copy that failed) showed the
+    start position with exit 0 for the hex games, while a PDN one was 'no game in the file'."""
+    path = tmp_path / "game.txt"
+    path.write_text(text)
+    args = (("replay", path, "--game", game, *command.split()[1:]) if command.startswith("replay")
+            else ("moves", "--game", game, "--record", path))
+    line = one_line_error(cli("rules", *args))
+    assert line == f"tacticblue rules: error: {path}: no game in the file"
+
+
+@pytest.mark.parametrize("game, text", [("accasta", "# a game to come\n"), ("dame100", '[Event "to come"]\n')])
+def test_a_record_of_no_turns_yet_replays_as_the_start_position(cli, tmp_path: Path, game: str, text: str) -> None:
+    """A record that holds a header but no turn yet is a game at its start, not an error."""
+    path = tmp_path / "game.txt"
+    path.write_text(text)
+    run = cli("rules", "replay", path, "--game", game, "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["turns"] == [] and data["to_move"] == "white" and data["result"] is None
 
 
 def test_a_pdn_saved_in_latin_1_is_read(cli, tmp_path: Path) -> None:

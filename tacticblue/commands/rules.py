@@ -92,7 +92,9 @@ def read_record_files(path: Path, game: str) -> list[Record]:
 def _record_text(path: Path) -> str:
     """A record file's text: UTF-8 (records saved on Windows often start with a BOM), else
     Windows-1252 / Latin-1, in which draughts software on Windows saves PDN (PDN, like PGN,
-    is Latin-1 text).  A file holding NUL bytes is no text in either."""
+    is Latin-1 text).  A file holding NUL bytes is no text in either.  An empty file (or one
+    of white space only) is "no game in the file" for every game: a rulebook record read it
+    as a game of no turns, PDN as no game.  A header without turns is a game at its start."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -103,10 +105,15 @@ def _record_text(path: Path) -> str:
         raise CLIError(f"{path} is not a text file")
     for encoding in ("utf-8-sig", "cp1252"):
         try:
-            return data.decode(encoding)
+            text = data.decode(encoding)
+            break
         except UnicodeDecodeError:
             pass
-    return data.decode("latin-1")  # the five bytes Windows-1252 leaves undefined
+    else:
+        text = data.decode("latin-1")  # the five bytes Windows-1252 leaves undefined
+    if not text.strip():  # a byte order mark alone is empty too
+        raise CLIError(f"{path}: no game in the file")
+    return text
 
 
 def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = ()) -> str:
