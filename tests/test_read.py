@@ -431,7 +431,9 @@ def test_black_men_whose_whole_tops_mirror_the_lamp_are_doubted_by_the_patch_net
     """In the benchmark's dame100-7-0005 (discs with rounded rims) five black men's glossy tops
     mirror the lamp and their sides catch it too: both cues put them nearer the white men
     (h8's top 0.71, white tops 0.60-0.84), and h8 and f10 were read white surely (0.82, 0.79).
-    The patch net sees them black: the readings stay, but unsure."""
+    The patch net sees them black: the readings stay, but unsure.  The other men stay sure but
+    for two (read off the unsmoothed frame, h10 is read black, unsure, where the smoothed one
+    read it white, and j8 is less sure, 0.49)."""
     scene, image = benchmark_scene("dame100", 5)
     obs = StackReader("dame100", scene.pose).read(image).observation
     tricked = ("f8", "h8", "i9", "d10", "f10")
@@ -439,7 +441,7 @@ def test_black_men_whose_whole_tops_mirror_the_lamp_are_doubted_by_the_patch_net
     assert all(obs.points[n] == "b" or obs.conf(n) < LOW_CONFIDENCE for n in tricked)
     assert {n: s for n, s in obs.points.items() if s != scene.points[n] and obs.conf(n) >= LOW_CONFIDENCE} == {}
     right = [n for n, s in scene.points.items() if s and obs.points[n] == s]
-    assert sum(obs.conf(n) >= LOW_CONFIDENCE for n in right) >= 0.9 * len(right)
+    assert sum(obs.conf(n) < LOW_CONFIDENCE for n in right) <= 2
 
 
 def test_accasta_heights_add_up_to_its_forty_discs():

@@ -198,8 +198,8 @@ def stack_colours(model: StackModel, frame: FrameSamples, heights: np.ndarray, o
     parts = [layers, model.bank_mm[start + model.cap_index[h]] + shift, model.cap_rims_mm(cx, cy, h)]
     px = model.pose.project(np.concatenate([p.reshape(-1, 3) for p in parts]))
     ends = np.cumsum([p[..., 0].size for p in parts])[:-1]
-    layers, cap, rims = (c.reshape(*p.shape[:-1], 3) for c, p in zip(np.split(frame.crop.colours(px) / 255.0, ends),
-                                                                        parts))
+    read = np.split(frame.crop.colours(px, smoothed=False) / 255.0, ends)  # as taken: see Crop.colours
+    layers, cap, rims = (c.reshape(*p.shape[:-1], 3) for c, p in zip(read, parts))
     rims[model.hidden_by_nearer(todo, np.split(px, ends)[2].reshape(*parts[2].shape[:-1], 2), heights)] = np.nan
     return StackColours(todo, layers, cap, rims)
 

@@ -436,8 +436,8 @@ class StackModel:
         """Colours (samples x 3, BGR 0..255) and grey-level gradients (samples x 2, per pixel)
         of every sample pixel in a BGR frame, lightly smoothed; of the part of the frame the
         samples cover (the board), the steepest edges (99th percentile of the gradient) and the
-        spread of grey levels (5-95 percentile); and that part itself, filtered, to sample
-        elsewhere (:class:`Crop`).  Only that part of the frame is filtered."""
+        spread of grey levels (5-95 percentile); and that part itself, smoothed and as taken,
+        to read colours elsewhere (:class:`Crop`).  Only that part of the frame is filtered."""
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         (x0, y0, x1, y1), where = self._crop(*image.shape[1::-1])
@@ -454,7 +454,7 @@ class StackModel:
         g = np.stack([cv2.remap(d, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE) for d in (dx, dy)],
                      axis=-1)
         n = len(self.bank_px)
-        crop = Crop(np.array([x0, y0], np.float32), smooth)
+        crop = Crop(np.array([x0, y0], np.float32), smooth, image[y0:y1, x0:x1])
         return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0, steepest, spread, crop
 
     def _crop(self, w: int, h: int) -> tuple[tuple[int, int, int, int], np.ndarray]:
@@ -497,15 +497,26 @@ their outlines' edges (95th percentile at the samples) are 0.76-1.02 of it on re
 
 @dataclass(frozen=True)
 class Crop:
-    """The smoothed part of a frame the samples cover (BGR 0..255) and its top-left pixel."""
+    """The part of a frame the samples cover (BGR 0..255), smoothed as the samples are and
+    as taken, and its top-left pixel."""
 
     origin: np.ndarray
     smooth: np.ndarray
+    image: np.ndarray
 
-    def colours(self, px: np.ndarray) -> np.ndarray:
-        """Colours (N x 3, BGR 0..255) at frame pixels ``px`` (N x 2)."""
+    def colours(self, px: np.ndarray, smoothed: bool = True) -> np.ndarray:
+        """Colours (N x 3, BGR 0..255) at frame pixels ``px`` (N x 2), of the smoothed frame
+        (to compare with the samples' colours) or of the frame as taken.
+
+        The discs' colours are read as taken (:func:`vision.placement.stack_colours`): seen
+        from 60-70 degrees a layer's side is 2-4 pixels tall, and a blur of one pixel mixes in
+        the layers above and below it, as it mixes a glossy top's mirrored lamp into its darker
+        rim.  On 740 scenes (our renderer's seeds 7 and 8, POV-Ray's seed 931) that read 188
+        points wrong where the smoothed frame read 211 (a blur of 0.6 pixel: 199); with noise,
+        JPEG or blur added to the pictures (``benchmarks/vision.py --effect``) about as many."""
         where = (np.asarray(px, np.float32) - self.origin).reshape(1, -1, 2)
-        colour = cv2.remap(self.smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        colour = cv2.remap(self.smooth if smoothed else self.image, where, None, cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE)
         return colour.reshape(-1, 3).astype(np.float32)
 
 
@@ -524,7 +535,7 @@ class FrameSamples:
     grey levels.  The board's printed lines and cells are always there, so an empty board is as
     sharp as a full one.  Sharp photos are above 0.13; a blur of 4 pixels brings most under 0.12."""
     crop: Crop | None = None
-    """The filtered frame, to sample where stacks really stand (:mod:`vision.placement`)."""
+    """The frame, to read colours where stacks really stand (:mod:`vision.placement`)."""
 
     @classmethod
     def of(cls, model: StackModel, image: np.ndarray) -> "FrameSamples":
