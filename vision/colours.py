@@ -183,13 +183,28 @@ class ColourModel:
             return cls.single(reference)
         return cls(tuple(map(float, fits[0])), tuple(map(float, fits[1])))
 
-    def refit(self, levels: np.ndarray, light: np.ndarray, positions: np.ndarray | None = None) -> "ColourModel":
+    @classmethod
+    def split(cls, levels: np.ndarray, light: np.ndarray, positions: np.ndarray | None = None
+              ) -> "ColourModel | None":
         """The model whose groups are the discs ``light`` (white) and the others, as another
         cue decided them, with how far their ``levels`` stray from their group's level
         (:attr:`noise`): a cue fooled on some discs (a glossy black top mirroring a lamp)
-        separates them less well and counts less (:meth:`scores`).  The model itself where
-        it is :meth:`single`, where a group is empty, or where the white group would not be
-        the lighter one.
+        separates them less well and counts less (:meth:`scores`).  None where a group is
+        empty or the white group would not be the lighter one."""
+        y, light = np.asarray(levels, float), np.asarray(light, bool)
+        if light.all() or not light.any():
+            return None
+        X = _design(np.zeros((len(y), 2)) if positions is None else np.asarray(positions, float))
+        dark, bright = _line(X[~light], y[~light]), _line(X[light], y[light])
+        dark_at, light_at = X @ dark, X @ bright
+        if (light_at - dark_at).min() <= 0:
+            return None
+        noise = float(np.sqrt(np.mean((y - np.where(light, light_at, dark_at)) ** 2)))
+        return cls(tuple(map(float, dark)), tuple(map(float, bright)), noise)
+
+    def refit(self, levels: np.ndarray, light: np.ndarray, positions: np.ndarray | None = None) -> "ColourModel":
+        """:meth:`split` by ``light``; the model itself where it is :meth:`single` or the split
+        gives none.
 
         Two black discs' glossy tops (0.7, 0.75) mirror a lamp, as their sides said: fitted
         to those colours the tops' levels stray far within a group, and a top as light as
@@ -201,16 +216,9 @@ class ColourModel:
         >>> [round(float(m.scores(np.array([0.75]))[0]), 2) for m in (model, again)]
         [1.63, 0.43]
         """
-        y, light = np.asarray(levels, float), np.asarray(light, bool)
-        if not self.two_groups or light.all() or not light.any():
+        if not self.two_groups:
             return self
-        X = _design(np.zeros((len(y), 2)) if positions is None else np.asarray(positions, float))
-        dark, bright = _line(X[~light], y[~light]), _line(X[light], y[light])
-        dark_at, light_at = X @ dark, X @ bright
-        if (light_at - dark_at).min() <= 0:
-            return self
-        noise = float(np.sqrt(np.mean((y - np.where(light, light_at, dark_at)) ** 2)))
-        return ColourModel(tuple(map(float, dark)), tuple(map(float, bright)), noise)
+        return ColourModel.split(levels, light, positions) or self
 
     def levels(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The brightness levels of black discs and of white discs at ``positions`` (N x 2, as in :meth:`fit`)."""
