@@ -576,3 +576,15 @@ def test_the_printed_lines_show_at_empty_points_and_not_under_stacks():
     frame = FrameSamples.of(model, cv2.imread(str(POVRAY / "dame100.jpg")))
     assert np.isnan(line_contrast(model, frame))
     assert np.isnan(printed_lines(model, frame, every[:5], model.visible(every[:5], np.zeros(50, int)), 0.5)).all()
+
+
+def test_glossy_black_tops_as_light_as_white_ones_are_told_by_their_sides():
+    """samples/reading/glossy-bright-room: a frame of a rendered film of Attangle square
+    (benchmarks/films.py seed 1, film 0, 960x540 MPEG-4, after four turns) whose black discs'
+    glossy tops mirror a bright room, 0.62-0.72 light against the white tops' 0.8-0.9: too
+    close for two groups of tops, so all four read white, while their sides (0.16-0.2 against
+    0.4-0.48) tell the colours apart.  Read by their sides, f7 and g7 are black."""
+    image, truth = sample("glossy-bright-room")
+    obs = read("glossy-bright-room").observation
+    assert [truth["points"][n] for n in ("f7", "g7")] == ["b", "b"]
+    assert obs.points == truth["points"]
