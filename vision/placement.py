@@ -234,23 +234,22 @@ def disc_offsets(model: StackModel, points: np.ndarray, heights: np.ndarray, vis
     out = np.repeat(offsets[:, None], H, axis=1).astype(float)
     if not P:
         return out
-    o, groups = model.outline_index, model.outline_groups
+    feet = (model.outline_groups >= H) & (model.outline_groups < 2 * H)  # disc k's foot: the near rim k layers up
+    groups, strength = model.outline_groups[feet], strength[..., feet]
     R = len(RADIAL_MM)
     step = float(RADIAL_MM[1] - RADIAL_MM[0])
-    directions = model.directions[points]
+    directions = model.directions[points][:, feet]
     # Each place's edge moved by the stack's offset; a foot shows inside a sharp disc's (rim_inset).
     expected = np.einsum("pxd,pd->px", directions, offsets) - rim_inset(model, points)[:, None]
     groove = model.layer_mm / np.maximum(np.tan(elevations(model, points)), 1e-6)  # grooves' distance across (mm)
     window = np.minimum(GROOVE_WINDOW * groove, NEAR_MM)
     allowed = np.abs(RADIAL_MM[None, :, None] - expected[:, None]) <= window[:, None, None] + 1e-9
-    ok = vis[:, o[R // 2]]
+    ok = vis[:, model.outline_index[R // 2, feet]]
     radial, weights = _edges(np.where(allowed, strength, 0.0), ok)
     # A peak on the window's edge is the next groove's slope.
     k = np.clip(np.round((radial - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
     inside = np.take_along_axis(allowed, (k - 1)[:, None], 1)[:, 0] & np.take_along_axis(allowed, (k + 1)[:, None], 1)[:, 0]
-    weights = np.where(inside, weights, 0.0)
-    feet = (groups >= H) & (groups < 2 * H)  # disc k's foot: the near rim k layers up
     disc = np.arange(H)[:, None]
-    fits = (groups[feet][None, None] == H + disc[None]) & (disc[None] < heights[:, None, None])
-    delta, _, _ = _solve(directions[:, feet], (radial - expected)[:, feet], np.where(fits, weights[:, None, feet], 0.0))
+    fits = (groups[None, None] == H + disc[None]) & (disc[None] < heights[:, None, None])
+    delta, _, _ = _solve(directions, radial - expected, np.where(fits & inside[:, None], weights[:, None], 0.0))
     return out + delta
