@@ -66,8 +66,9 @@ class Record:
         return f"the Result tag says {tag!r} but the moves end with {self.result!r}"
 
     def format(self, first_player: Colour = WHITE) -> str:
-        """The record as text, numbered like the rulebook (White's column first)."""
-        lines = list(self.comments)
+        """The record as text, numbered like the rulebook (White's column first); a comment
+        not marked ``#`` yet is marked."""
+        lines = [c if c.lstrip().startswith("#") else f"# {c}" for c in self.comments]
         cells = (["..."] if first_player == BLACK else []) + list(self.turns)
         number = 0 if first_player == BLACK else 1
         for i in range(0, len(cells), 2):

@@ -189,10 +189,11 @@ def replay_journal(contents: JournalContents) -> Board[Any]:
 
 
 def export_record(board: Board[Any], result_line: str | None = None) -> str:
-    """The game so far in its usual record format (rulebook notation; PDN for Dame 100)."""
+    """The game so far in its usual record format (rulebook notation; PDN for Dame 100), headed
+    by a comment naming the game, so that a game of no turns yet is still a record of it."""
     replay = new_game(board.name)
     turns = []
     for t in board.move_stack:
         turns.append(replay.turn_notation(t))
         replay.push(t)
-    return board.write_record(Record(turns=turns, result=result_line))
+    return board.write_record(Record(turns=turns, result=result_line, comments=[f"{board.title}, recorded by tacticblue"]))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rules import new_game
+from rules import GAMES, new_game
 from rules.record import parse_record
 from tacticblue.journal import Journal, JournalError, export_record, read_journal, replay_journal
 
@@ -83,6 +83,18 @@ def test_export_writes_the_games_own_record_format(tmp_path):
     pdn = export_record(dame)
     assert "32-28" in pdn and "28x19" in pdn
     assert new_game("dame100").read_record(pdn).turns == ["32-28", "19-23", "28x19", "14x23"]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_record_exported_before_the_first_turn_is_a_game_at_its_start(game):
+    """``--record`` writes the record as soon as the referee starts: a hex game's was a lone
+    newline, which ``rules replay`` refuses as "no game in the file"; now every game's names it."""
+    board = new_game(game)
+    text = export_record(board)
+    assert GAMES[game].title in text
+    (record,) = type(board).read_records(text)
+    assert record.turns == [] and record.result is None
+    assert type(board).from_record(record).visible() == board.visible()
 
 
 def test_a_confirmed_misreading_stands_until_its_point_changes(tmp_path):
