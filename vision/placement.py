@@ -126,7 +126,8 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     """For every height 0..H of each of ``points``: the offset (mm, points x (H + 1) x 2) that
     best explains a stack of that height, and the evidence rows (points x (H + 1) x
     len(:data:`FEATURES`)) it leaves (``vis``: points x samples of a block; ``strength``:
-    :func:`vision.stacks.outline_strength`)."""
+    :func:`vision.stacks.outline_strength`).  The far rims' and the foot's edges are looked
+    for :func:`rim_inset` inside a sharp disc's."""
     H, P = model.max_height, len(points)
     offsets = np.zeros((P, H + 1, 2))
     rows = np.zeros((P, H + 1, len(FEATURES)))
@@ -142,14 +143,13 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     fits = (groups[None] == h - 1) | ((groups[None] > 2 * H) & (groups[None] <= 2 * H + h))
     used = fits.any(axis=0)  # only the places some fit uses: the near rims are checked, not fitted on
     fitted = np.where(fits[:, used][None], weights[:, None, used], 0.0)
-    directions, radial, far = directions[:, used], radial[:, used], groups[used] < H
-    # A rounded rim shows its outline inside a sharp cylinder's: where a stack stands, the far
-    # rims' edges are nearer the point than the offset alone puts them.  The evidence rows are
-    # those of the offset that takes the rims for sharp: the height model was fitted on them.
-    sharp, rms, kept = _solve(directions, radial, fitted)
-    offsets[:, 1:] = sharp + _fit(directions, np.where(far, rim_inset(model, points)[:, None], 0.0), kept)
+    directions, radial = directions[:, used], radial[:, used]
+    # A rounded rim shows its outline inside a sharp cylinder's: the far rims' and the foot's
+    # edges are nearer the point than the offset alone puts them.
+    inset = np.where(groups <= H, rim_inset(model, points)[:, None], 0.0)
+    offsets[:, 1:], rms, _ = _solve(directions, radial + inset[:, used], fitted)
     # Every outline's edge strength where each height's offset puts it (half a millimetre's slack).
-    shift = sharp @ model.directions[points].transpose(0, 2, 1)
+    shift = offsets[:, 1:] @ model.directions[points].transpose(0, 2, 1) - inset[:, None]
     r = np.clip(np.round((shift - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
     widest = np.maximum(np.maximum(strength[:, :-2], strength[:, 1:-1]), strength[:, 2:])  # rows 1..R-2, +-1
     at = widest[point[..., None], r - 1, place]
@@ -159,7 +159,7 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
         hj = j + 1
         rows[:, hj] = np.column_stack([mean[:, j, hj - 1], mean[:, j, hj] if hj < H else np.zeros(P), mean[:, j, H],
                                        mean[:, j, H + 1:H + hj + 1].min(axis=1),
-                                       np.hypot(sharp[:, j, 0], sharp[:, j, 1]), rms[:, j]])
+                                       np.hypot(offsets[:, hj, 0], offsets[:, hj, 1]), rms[:, j]])
     return offsets, rows
 
 
