@@ -56,20 +56,18 @@ def _fit(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> np.
     return np.stack([(d * u - b * v) / det, (a * v - b * u) / det], axis=-1)
 
 
-def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_fit`, then fitted again without the edges the first fit does not explain
-    (:data:`INLIER_MM`): the offsets (points x fits x 2), the weighted RMS miss of the edges
-    kept (mm, points x fits), and the weights of the second fit."""
+    (:data:`INLIER_MM`): the offsets (points x fits x 2) and the weighted RMS miss of the
+    edges kept (mm, points x fits)."""
     across = directions.transpose(0, 2, 1)
     w = weights
     for _ in range(2):
-        used = w
         offsets = _fit(directions, radial, w)
         miss = np.abs(offsets @ across - radial[:, None])
         w = np.where(miss <= INLIER_MM, w, 0.0)
     rms = np.sqrt((w * miss ** 2).sum(-1) / np.maximum(w.sum(-1), 1e-9))
-    return offsets, rms, used
+    return offsets, rms
 
 
 def _edges(strength: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +145,7 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     # A rounded rim shows its outline inside a sharp cylinder's: the far rims' and the foot's
     # edges are nearer the point than the offset alone puts them.
     inset = np.where(groups <= H, rim_inset(model, points)[:, None], 0.0)
-    offsets[:, 1:], rms, _ = _solve(directions, radial + inset[:, used], fitted)
+    offsets[:, 1:], rms = _solve(directions, radial + inset[:, used], fitted)
     # Every outline's edge strength where each height's offset puts it (half a millimetre's slack).
     shift = offsets[:, 1:] @ model.directions[points].transpose(0, 2, 1) - inset[:, None]
     r = np.clip(np.round((shift - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
@@ -251,5 +249,5 @@ def disc_offsets(model: StackModel, points: np.ndarray, heights: np.ndarray, vis
     inside = np.take_along_axis(allowed, (k - 1)[:, None], 1)[:, 0] & np.take_along_axis(allowed, (k + 1)[:, None], 1)[:, 0]
     disc = np.arange(H)[:, None]
     fits = (groups[None, None] == H + disc[None]) & (disc[None] < heights[:, None, None])
-    delta, _, _ = _solve(directions, radial - expected, np.where(fits & inside[:, None], weights[:, None], 0.0))
+    delta, _ = _solve(directions, radial - expected, np.where(fits & inside[:, None], weights[:, None], 0.0))
     return out + delta
