@@ -142,7 +142,8 @@ def main() -> None:
         parser.error("--elevation chooses the cameras of rendered scenes; it cannot be used with --dir")
     for d in args.dir or ():
         if not any(Path(d).glob("*.json")):  # a folder of folders, a typo: no figures, and no word why
-            parser.error(f"{d}: no rendered scenes in it (NAME.jpg + NAME.json, as tacticblue scenes render --out writes)")
+            parser.error(f"{d}: no rendered scenes in it (NAME.jpg + NAME.json, "
+                         "as tacticblue scenes render --out writes)")
     stats: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     rng = np.random.default_rng(args.seed)
     for name, image, truth in scenes(args):

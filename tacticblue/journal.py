@@ -196,4 +196,5 @@ def export_record(board: Board[Any], result_line: str | None = None) -> str:
     for t in board.move_stack:
         turns.append(replay.turn_notation(t))
         replay.push(t)
-    return board.write_record(Record(turns=turns, result=result_line, comments=[f"{board.title}, recorded by tacticblue"]))
+    header = f"{board.title}, recorded by tacticblue"
+    return board.write_record(Record(turns=turns, result=result_line, comments=[header]))
