@@ -117,13 +117,31 @@ a share of that of the colour it finds likelier, to this power, that share taken
 mirrors the lamp from a white one where the frame's colour levels cannot (on six held-out sets,
 34,180 points of our renderer and POV-Ray's, it saw the right colour of 18 of the 19 tops read
 wrong), but across looks and renderers it is no surer than they (it saw the other colour on 35
-of 14,610 tops read right), so it only doubts: there the stacks read wrong with a confidence of
-0.6 or more went from 14 to 12, and 26 of 29,147 right ones became unsure.  Asking it only
-about tops the levels read less than 99.9% sure would doubt 15 right ones, not 38, but leave one
-of the two sure misreadings sure (its top 0.9992); the net has seen most stacks for their
-heights already, so asking it about all costs 3-12 patches a frame more on the benchmark's
-scenes (seed 7), under a millisecond."""
+of 14,610 tops read right), so it doubts, and votes no more than :data:`NET_COLOUR_VOTE`:
+there the stacks read wrong with a confidence of 0.6 or more went from 14 to 12, and 26 of
+29,147 right ones became unsure.  Asking it only about tops the levels read less than 99.9%
+sure would doubt 15 right ones, not 38, but leave one of the two sure misreadings sure (its
+top 0.9992); the net has seen most stacks for their heights already, so asking it about all
+costs 3-12 patches a frame more on the benchmark's scenes (seed 7), under a millisecond."""
 NET_COLOUR_FLOOR = 0.25
+NET_COLOUR_VOTE = 3.0
+"""The most the patch net's top colour adds to a top layer's colour score (in the units of
+:meth:`vision.colours.ColourModel.scores`: a quarter of the gap between the two colours'
+levels), whole from :data:`NET_COLOUR_WHOLE`.  The vote decides where the frame's levels
+are unsure, and the colours' groups are fitted again to what it decided
+(:data:`JOINT_ROUNDS`), but it never makes a disc surer than the levels alone.  A lamp's
+fall-off and glossy black tops mirroring the room can light black tops at one side of the
+board like white ones at the other; where the colours stand apart (a draughts game, White's
+men on one half) the levels' groups then mix them, and no disc's level tells them apart.
+On five held-out sets (1,100 pictures: our renderer at 1280x720, 640x480 and on slate,
+POV-Ray's, and its boards printed in styles of their own) the points read wrong went from
+195 to 182 (colours 61 to 48), none more on any set; sure and wrong stayed at 5.  A whole
+vote of 4 read as well on the 1280x720 and POV-Ray sets; one of 4 whole from log-odds of 6
+made white discs on white cells black on POV-Ray's pictures (the net takes out each patch's
+brightness)."""
+NET_COLOUR_WHOLE = 12.0
+"""The net's log-odds of white over black (or black over white) from which its vote is whole;
+it reads most tops at 10-27, and its wrong ones at under 7."""
 SURE_EMPTY = 0.9
 """Points read empty with at least this probability show what an empty point looks like."""
 HEIGHT_BLUR_PX = 1.5
@@ -275,10 +293,11 @@ class StackReader:
             top_colours = ColourModel.split(tops[known], by_side[known] >= 0, where[known]) or top_colours
         # Per reading, every layer's score: its side's, plus its top face's for the top layer.
         top_layer = np.arange(model.max_height)[None] == (heights - 1)[:, None]
+        vote = _net_colour_vote(heights, np.isfinite(tops), patch_heights)
 
-        def layer_scores() -> list[np.ndarray]:
+        def layer_scores(vote: np.ndarray | float = vote) -> list[np.ndarray]:
             return [np.nan_to_num(reliability[:, None] * side_colours.scores(sd))
-                    + np.where(top_layer, np.nan_to_num(top_colours.scores(t, where))[:, None], 0.0)
+                    + np.where(top_layer, (np.nan_to_num(top_colours.scores(t, where)) + vote)[:, None], 0.0)
                     for t, sd in readings]
 
         scores = layer_scores()
@@ -289,10 +308,13 @@ class StackReader:
             side_colours = side_colours.refit(sides[side_seen], white[side_seen])
             scores = layer_scores()
         empty_trust = empty_trust * _disc_like_trust(board, heights, top_colours, where)
-        # The colour read where the stack seems to stand, a confidence of a hair over 0.5
-        # where its point would say the other colour.
+        # The colour read where the stack seems to stand, as sure as the frame's colours make
+        # it; a hair over 0.5 where its point, or those colours without the net's vote, would
+        # say the other colour.
         white = scores[0] >= 0
-        layer_confidence = np.maximum(np.where(white == (scores[1] >= 0), confidence(scores[0]), 0.5), TORN)
+        plain = layer_scores(0.0)[0]
+        agree = (white == (scores[1] >= 0)) & (white == (plain >= 0))
+        layer_confidence = np.maximum(np.where(agree, confidence(plain), 0.5), TORN)
 
         # Each stack's discs weighed together, as the game builds them.
         seen = side_seen | (top_layer & np.isfinite(tops)[:, None])
@@ -332,6 +354,17 @@ class StackReader:
             else:
                 presence[name] = sure[name]
         return Observation(points, sure, presence)
+
+
+def _net_colour_vote(heights: np.ndarray, top_seen: np.ndarray, patch_heights: PatchHeights) -> np.ndarray:
+    """Per point, what the patch net's top colour adds to its top layer's colour score
+    (:data:`NET_COLOUR_VOTE`; 0 where there is no stack or its top face is hidden)."""
+    vote = np.zeros(len(heights))
+    at = np.flatnonzero((heights > 0) & top_seen)
+    if len(at):
+        said = patch_heights.top_colours(at)
+        vote[at] = NET_COLOUR_VOTE * np.clip((said[:, 0] - said[:, 1]) / NET_COLOUR_WHOLE, -1.0, 1.0)
+    return vote
 
 
 def _colour_doubt(stacks: list[str], patch_heights: PatchHeights) -> np.ndarray:

@@ -157,11 +157,12 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
     (points x (max_height + 1)), and of the top disc being white or black, were there one
     (points x 2).
 
-    The top colour only doubts the reader's (:data:`vision.reader.NET_COLOUR_DOUBT`): with
-    each patch's brightness taken out, a black disc on a darker print looked white to it, and
-    weighed in as evidence it made black discs surely white in six of the POV-Ray foreign
-    prints' Accasta and Attraktion 8x8 pictures, which the reader's colour levels of the whole
-    frame read right."""
+    The top colour doubts the reader's (:data:`vision.reader.NET_COLOUR_DOUBT`) and has a
+    bounded vote in it (:data:`vision.reader.NET_COLOUR_VOTE`), no more: with each patch's
+    brightness taken out, a black disc on a darker print looked white to it, and weighed in as
+    full evidence it made black discs surely white in six of the POV-Ray foreign prints'
+    Accasta and Attraktion 8x8 pictures, which the reader's colour levels of the whole frame
+    read right."""
     if not len(maps):
         return np.zeros((0, max_height + 1)), np.zeros((0, 2))
     net = _net()
