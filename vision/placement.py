@@ -180,10 +180,11 @@ class StackColours:
 def stack_colours(model: StackModel, frame: FrameSamples, heights: np.ndarray, offsets: np.ndarray,
                   discs: np.ndarray) -> StackColours | None:
     """The colours of every stack of ``heights``, read at its real place (``offsets``: points x
-    2, mm; each layer's side where its disc stands, ``discs``: points x H x 2, mm), the layers' and the top face's in the order of the reader's samples, so their
-    visibility masks apply (a layer's side, read at :data:`vision.stacks.COLOUR_HEIGHTS`, takes
-    those of the reader's samples of it at the same angles, a tenth of a layer lower); None where
-    there is no stack (or no filtered frame)."""
+    2, mm; each layer's side where its disc stands, ``discs``: points x H x 2, mm), the layers'
+    and the top face's in the order of the reader's samples, so their visibility masks apply (a
+    layer's side, read at :data:`vision.stacks.COLOUR_HEIGHTS`, takes those of the reader's
+    samples of it at the same angles, a little lower: :data:`vision.stacks.FRONT_HEIGHTS`); None
+    where there is no stack (or no filtered frame)."""
     todo = np.flatnonzero(heights > 0)
     if frame.crop is None or not len(todo):
         return None
