@@ -121,6 +121,26 @@ def test_the_turn_in_progress_is_announced_and_confirmed_by_the_reply(cli, tmp_p
                    ("partial", "f2:+f3"), ("turn", "f2:+f3,+e3")]
 
 
+def test_a_last_turn_seen_only_unsure_is_recorded_when_the_recording_ends_and_the_players_told(cli, tmp_path):
+    # The last move of the log is read as a camera far off reads it: right, but unsure on
+    # the two points it changes.  Without a reply to confirm it, the end of the recording does.
+    turns, _ = record_turns("dame100")
+    log = write_log(tmp_path / "g.jsonl", "dame100", turns[:5])
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    before, after = board_after("dame100", turns[:4]).visible(), entries[-1]["points"]
+    changed = {p for p in after if after[p] != before[p]}
+    assert len(changed) == 2  # 3. 34-29
+    entries[-1]["confidence"] = {p: 0.3 if p in changed else 1.0 for p in after}
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    out = cli("replay", log, "--game", "dame100", "--json", "--record", tmp_path / "record", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:5]
+    assert f"the last board showed {turns[4]} only unsure; recorded as the recording ended: check it" in out.stderr
+    assert read_journal(tmp_path / "j").turns == turns[:5]
+    assert new_game("dame100").read_record((tmp_path / "record").read_text()).turns == turns[:5]
+
+
 def test_an_illegal_move_is_reported_with_what_to_put_back_and_nothing_false_is_recorded(cli, tmp_path):
     turns, _ = record_turns("accasta")
     board = board_after("accasta", turns[:2])
