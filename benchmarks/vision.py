@@ -14,8 +14,9 @@ For every game it prints the share of points whose top colour, height and full s
 were read right (a ``?`` layer counts as wrong), the share of images read without a
 single error, the same two counting as right a ``?`` on a layer that the truth's stacks
 in front hide or whose side is too flat to see, the top layer only where its top face is
-hidden too (``stack?``, ``clean?``; :func:`vision.reader.shown_layers`: the issue asks for
-``?`` there), the share of points
+hidden too, and a point not read where they hide all of it (``stack?``, ``clean?``;
+:func:`vision.reader.shown_layers`, :func:`vision.reader.out_of_sight`: the issue asks for
+``?`` there, and "not readable"), the share of points
 read wrong yet sure (confidence at least :data:`rules.infer.LOW_CONFIDENCE`, so the move
 inference takes them as read), and the median time to prepare a pose (once per board
 placement) and to read a frame with the pose known, on one core.  ``--find N`` also times
@@ -49,7 +50,7 @@ cv2.setNumThreads(1)
 import rules  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
-from vision.reader import StackReader, shown_layers  # noqa: E402
+from vision.reader import StackReader, out_of_sight, shown_layers  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import pose_from_truth, render_samples  # noqa: E402
 
@@ -109,18 +110,32 @@ ELEVATION_BANDS = ((0.0, 45.0), (45.0, 60.0), (60.0, 90.0))
 """Camera elevations (degrees above the board) the second table splits the images by."""
 
 
-def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int]]:
+def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int] | None]:
     """Per point of ``stacks`` (the truth), its layers that cannot be seen, where a ``?`` is the
     right reading: a side hidden by the stacks in front or too flat, and for the top layer its
-    top face hidden too."""
+    top face hidden too.  None for a point nothing of which can be seen (the stacks in front
+    hide every layer of its stack, or the board there and a disc on it when it is empty:
+    :func:`vision.reader.out_of_sight`), where not reading it is right too."""
     model = reader.model
     heights = np.array([len(stacks.get(n, "")) for n in model.names])
     every = np.arange(len(model.names))
     visible = model.visible(every, heights)
     shown = shown_layers(model, every, heights, visible)
     top_seen = np.take_along_axis(visible, model.cap_index[heights], axis=1).any(axis=1)
-    return {n: {k for k in range(heights[i]) if not shown[i, k] and (k < heights[i] - 1 or not top_seen[i])}
-            for i, n in enumerate(model.names)}
+    hidden = out_of_sight(model, every, visible)
+    layers = {n: {k for k in range(heights[i]) if not shown[i, k] and (k < heights[i] - 1 or not top_seen[i])}
+              for i, n in enumerate(model.names)}
+    return {n: None if hidden[i] and len(layers[n]) == heights[i] else layers[n] for i, n in enumerate(model.names)}
+
+
+def honest(got: str | None, want: str, unseen: set[int] | None) -> bool:
+    """Whether ``got`` reads the truth ``want`` as far as it can be seen (``unseen``: its
+    :func:`unseen_layers`): every layer right or ``?`` where unseen, or not read where nothing
+    of it can be seen."""
+    if got is None:
+        return unseen is None
+    hidden = set(range(len(want))) if unseen is None else unseen
+    return len(got) == len(want) and all(g == w or (g == "?" and k in hidden) for k, (g, w) in enumerate(zip(got, want)))
 
 
 def main() -> None:
@@ -167,10 +182,9 @@ def main() -> None:
             st["top"].append(got is not None and (got[-1:] == want[-1:]))
             st["height"].append(got is not None and len(got) == len(want))
             st["stack"].append(got == want)
-            honest = got is not None and len(got) == len(want) and all(
-                g == w or (g == "?" and k in unseen[p]) for k, (g, w) in enumerate(zip(got, want)))
-            st["honest"].append(honest)
-            dishonest += not honest
+            right = honest(got, want, unseen[p])
+            st["honest"].append(right)
+            dishonest += not right
             st["sure_wrong"].append(got is not None and got != want and reading.observation.conf(p) >= LOW_CONFIDENCE)
             wrong += got != want
         st["image"].append(wrong == 0)

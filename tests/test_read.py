@@ -19,7 +19,7 @@ from calibration.camera import BoardPose, CameraModel
 from rules.infer import LOW_CONFIDENCE, Observation
 from vision.hands import HandFinder
 from vision.heights import height_model, read_heights
-from vision.reader import Reading, StackReader, shown_layers
+from vision.reader import Reading, StackReader, out_of_sight, shown_layers
 from vision.stacks import FrameSamples, StackModel, line_contrast, printed_lines
 from vision.synth.photo import random_photo_look
 from vision.synth.scene import Scene, pose_from_truth, random_scene, render_image, sample_rng
@@ -227,6 +227,31 @@ def test_stacks_seen_steeply_are_surely_there_though_their_heights_are_unsure():
     surely_wrong = [n for n, s in scene.points.items()
                     if (obs.points.get(n, s) == "") != (s == "") and obs.presence_conf(n) >= LOW_CONFIDENCE]
     assert surely_wrong == []
+
+
+@pytest.mark.parametrize("index, behind, front", [(24, "g8", "g7"), (11, "c1", "c2")])
+def test_a_disc_wholly_hidden_behind_a_tall_stack_is_not_readable_rather_than_read_empty(index, behind, front):
+    """A camera low over the board (33-35 degrees) sees nothing of a white disc right behind a
+    tall stack of white tops: its point is left out of the observation ("not readable", which
+    matches any stack), where it was read empty; the stack in front is read as it is.  Only
+    points nothing of which the stacks in front leave in view are left out."""
+    scene, image = benchmark_scene("attangle-square", index)
+    reader = StackReader("attangle-square", scene.pose)
+    obs = reader.read(image).observation
+    assert scene.points[behind] == "w" and behind not in obs.points and obs.conf(behind) == 0.0
+    assert obs.points[front] == scene.points[front]
+    model, every = reader.model, np.arange(len(reader.model.names))
+    heights = np.array([len(scene.points[n]) for n in model.names])
+    hidden = out_of_sight(model, every, model.visible(every, heights))
+    assert set(scene.points) - set(obs.points) <= {n for n, h in zip(model.names, hidden) if h}
+
+
+def test_cli_names_the_points_it_cannot_see(cli):
+    r = cli("read", str(SAMPLES / "benchmark" / "attangle-square-7-0024.jpg"), "--game", "attangle-square")
+    assert r.returncode == 0, r.stderr
+    unseen = next(line for line in r.stdout.splitlines() if line.startswith("not seen"))
+    assert "g8" in unseen.split(": ")[1].split(", ")
+    assert r.stdout.splitlines()[0].split()[7] == "-"  # row 8, column g: "-" in the diagram
 
 
 def test_a_blurred_frame_is_not_readable():

@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
         print(diagram(geometry, {n: obs.points.get(n, "-") for n in geometry.names}))  # "-": not seen
         if not reading.readable:
             print(f"not readable: {reading.reason}")
+        unseen = [n for n in geometry.names if n not in obs.points]
+        if unseen:
+            print(f"not seen (hidden by nearer stacks or a hand, or out of the picture): {', '.join(unseen)}")
         low = unsure_points(obs)
         if low:
             print(low)
