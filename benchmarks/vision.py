@@ -14,9 +14,10 @@ For every game it prints the share of points whose top colour, height and full s
 were read right (a ``?`` layer counts as wrong), the share of images read without a
 single error, the same two counting as right a ``?`` on a layer that the truth's stacks
 in front hide or whose side is too flat to see, the top layer only where its top face is
-hidden too, and a point not read where they hide all of it (``stack?``, ``clean?``;
-:func:`vision.reader.shown_layers`, :func:`vision.reader.out_of_sight`: the issue asks for
-``?`` there, and "not readable"), the share of points
+hidden too, and a point said not seen (not read, or with a confidence of 0) where they hide
+all of it (``stack?``, ``clean?``; :func:`vision.reader.shown_layers`,
+:func:`vision.reader.out_of_sight`: the issue asks for ``?`` there, and "not readable"), the
+share of points
 read wrong yet sure (confidence at least :data:`rules.infer.LOW_CONFIDENCE`, so the move
 inference takes them as read), and the median time to prepare a pose (once per board
 placement) and to read a frame with the pose known, on one core.  ``--find N`` also times
@@ -115,7 +116,7 @@ def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[
     right reading: a side hidden by the stacks in front or too flat, and for the top layer its
     top face hidden too.  None for a point nothing of which can be seen (the stacks in front
     hide every layer of its stack, or the board there and a disc on it when it is empty:
-    :func:`vision.reader.out_of_sight`), where not reading it is right too."""
+    :func:`vision.reader.out_of_sight`), where saying so is right too."""
     model = reader.model
     heights = np.array([len(stacks.get(n, "")) for n in model.names])
     every = np.arange(len(model.names))
@@ -128,12 +129,14 @@ def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[
     return {n: None if hidden[i] and len(layers[n]) == heights[i] else layers[n] for i, n in enumerate(model.names)}
 
 
-def honest(got: str | None, want: str, unseen: set[int] | None) -> bool:
+def honest(got: str | None, want: str, unseen: set[int] | None, confidence: float) -> bool:
     """Whether ``got`` reads the truth ``want`` as far as it can be seen (``unseen``: its
-    :func:`unseen_layers`): every layer right or ``?`` where unseen, or not read where nothing
-    of it can be seen."""
+    :func:`unseen_layers`): every layer right or ``?`` where unseen; where nothing of it can
+    be seen, also not read, or read with a ``confidence`` of 0 (not seen)."""
+    if unseen is None and (got is None or confidence == 0.0):
+        return True
     if got is None:
-        return unseen is None
+        return False
     hidden = set(range(len(want))) if unseen is None else unseen
     return len(got) == len(want) and all(g == w or (g == "?" and k in hidden) for k, (g, w) in enumerate(zip(got, want)))
 
@@ -182,7 +185,7 @@ def main() -> None:
             st["top"].append(got is not None and (got[-1:] == want[-1:]))
             st["height"].append(got is not None and len(got) == len(want))
             st["stack"].append(got == want)
-            right = honest(got, want, unseen[p])
+            right = honest(got, want, unseen[p], reading.observation.conf(p))
             st["honest"].append(right)
             dishonest += not right
             st["sure_wrong"].append(got is not None and got != want and reading.observation.conf(p) >= LOW_CONFIDENCE)

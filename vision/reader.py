@@ -47,13 +47,14 @@ FLAT_SIDE_PX = 1.5
 OUT_OF_SIGHT = 0.1
 """A point is out of sight where nearer stacks leave less than this share in view of the board
 there and of the top face of a single disc on it, and too little of that disc's side to read
-(:func:`out_of_sight`).  Its reading is left out of the observation ("not readable", which
-matches any stack), unless it shows some disc of a taller stack: a camera low over the board
-cannot tell an empty point behind a tall stack from a disc on it.  On six held-out sets
-(1,100 pictures of our renderer and POV-Ray's) 112 points read empty or with no layer seen
-were so hidden; 18 of them were read wrong (a stack read empty, an empty point read ``?``),
-87 right only by chance, the nearer stacks hiding what was there.  The share matters little:
-at 0.05-0.3 the same points are out of sight."""
+(:func:`out_of_sight`).  Unless its reading shows some disc of a taller stack, it is read
+empty, as most such points are, with a confidence and presence of 0: "not seen", which the
+move inference lets any turn overrule (``tacticblue read`` says "hidden").  A camera low over
+the board cannot tell an empty point behind a tall stack from a disc on it: on six held-out
+sets (1,100 pictures of our renderer and POV-Ray's) 112 points read empty or with no layer
+seen were so hidden, 87 of them read right only by chance, and 4 empty ones read ``?`` (a
+disc of a colour not seen), now read empty.  The share matters little: at 0.05-0.3 the same
+points are out of sight."""
 MIN_RIM_SEEN = 0.4
 """A top face's rim ring is read where at least this share of it is not hidden by nearer stacks."""
 UNLIKE_EMPTY = (0.1, 0.3)
@@ -340,8 +341,11 @@ class StackReader:
             ps, s = model.points[i], model.starts[i]
             in_view = model.in_view[i]
             under_hand = hidden is not None and hidden[s:s + model.block].mean() > 0.05
-            if in_view < MIN_IN_VIEW or under_hand or unseen[i]:
+            if in_view < MIN_IN_VIEW or under_hand:
                 sure[name] = presence[name] = 0.0
+                continue
+            if unseen[i]:  # nothing of it in view: read as most such points are, and not at all sure
+                points[name], sure[name], presence[name] = "", 0.0, 0.0
                 continue
             seen_well = min(1.0, in_view / 0.9) * blur
             stack, conf = "", float(prob[i])
