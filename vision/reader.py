@@ -47,8 +47,8 @@ FLAT_SIDE_PX = 1.5
 OUT_OF_SIGHT = 0.1
 """A point is out of sight where nearer stacks leave less than this share in view of the board
 there and of the top face of a single disc on it, and too little of that disc's side to read
-(:func:`out_of_sight`).  Unless its reading shows some disc of a taller stack, it is read
-empty, as most such points are, with a confidence and presence of 0: "not seen", which the
+(:func:`out_of_sight`).  Unless its reading shows some disc of a taller stack (or the discs
+the game holds tell its colours: Accasta), it is read empty, as most such points are, with a confidence and presence of 0: "not seen", which the
 move inference lets any turn overrule (``tacticblue read`` says "hidden").  A camera low over
 the board cannot tell an empty point behind a tall stack from a disc on it: on six held-out
 sets (1,100 pictures of our renderer and POV-Ray's) 112 points read empty or with no layer
@@ -336,7 +336,8 @@ class StackReader:
         points: dict[str, str] = {}
         sure: dict[str, float] = {}
         presence: dict[str, float] = {}
-        unseen = out_of_sight(model, np.arange(len(names)), masks) & ~seen.any(axis=1)
+        # Out of sight, and no disc of it seen nor told by the discs the game holds.
+        unseen = out_of_sight(model, np.arange(len(names)), masks) & np.array([not s.strip("?") for s in stacks])
         for i, name in enumerate(names):
             ps, s = model.points[i], model.starts[i]
             in_view = model.in_view[i]
