@@ -138,7 +138,8 @@ def honest(got: str | None, want: str, unseen: set[int] | None, confidence: floa
     if got is None:
         return False
     hidden = set(range(len(want))) if unseen is None else unseen
-    return len(got) == len(want) and all(g == w or (g == "?" and k in hidden) for k, (g, w) in enumerate(zip(got, want)))
+    return len(got) == len(want) and all(g == w or (g == "?" and k in hidden)
+                                         for k, (g, w) in enumerate(zip(got, want)))
 
 
 def main() -> None:

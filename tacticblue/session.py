@@ -466,11 +466,17 @@ class Session:
         0.23 and 0.53 on its two points seen far off at 640x360, and went unrecorded."""
         events = self._release(t)
         lines = self.state.tentative
-        unsure = self._notations_after_pending(lines[0]) if len(lines) == 1 and not self._ended else []
-        if confirm_pending and (self.state.pending is not None or unsure):
+        line = lines[0] if len(lines) == 1 and not self._ended else ()
+        unsure = []
+        if line:
+            trial = self.board.copy()
+            for turn in ((self.state.pending,) if self.state.pending is not None else ()) + line:
+                trial.push(turn)
+            unsure = _notations(trial)[-len(line):]
+        if confirm_pending and (self.state.pending is not None or line):
             self.state.turn_done()
-            if unsure:
-                self.state.push(lines[0])
+            if line:
+                self.state.push(line)
             events += self._record_new_turns(t) + self._check_end(t)
         if unsure:
             told = "recorded as the recording ended: check it" if confirm_pending else "not recorded"
@@ -479,17 +485,6 @@ class Session:
         return events + [self._info(t, f"{why}: {state}")]
 
     # --- helpers ---------------------------------------------------------------------------------
-
-    def _notations_after_pending(self, turns: tuple[Any, ...]) -> list[str]:
-        """The notations of ``turns`` played after the pending turn, if any."""
-        board = self.board.copy()
-        if self.state.pending is not None:
-            board.push(self.state.pending)
-        notations = []
-        for turn in turns:
-            notations.append(board.turn_notation(turn))
-            board.push(turn)
-        return notations
 
     def _mover(self) -> str:
         return COLOUR_NAMES[self.board.turn]

@@ -132,7 +132,8 @@ def test_a_last_turn_seen_only_unsure_is_recorded_when_the_recording_ends_and_th
     assert len(changed) == 2  # 3. 34-29
     entries[-1]["confidence"] = {p: 0.3 if p in changed else 1.0 for p in after}
     log.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    out = cli("replay", log, "--game", "dame100", "--json", "--record", tmp_path / "record", "--journal", tmp_path / "j")
+    out = cli("replay", log, "--game", "dame100", "--json", "--record", tmp_path / "record",
+              "--journal", tmp_path / "j")
     assert out.returncode == 0, out.stderr
     evs = events(out.stdout)
     assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:5]

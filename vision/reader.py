@@ -48,13 +48,14 @@ OUT_OF_SIGHT = 0.1
 """A point is out of sight where nearer stacks leave less than this share in view of the board
 there and of the top face of a single disc on it, and too little of that disc's side to read
 (:func:`out_of_sight`).  Unless its reading shows some disc of a taller stack (or the discs
-the game holds tell its colours: Accasta), it is read empty, as most such points are, with a confidence and presence of 0: "not seen", which the
-move inference lets any turn overrule (``tacticblue read`` says "hidden").  A camera low over
-the board cannot tell an empty point behind a tall stack from a disc on it: on six held-out
-sets (1,100 pictures of our renderer and POV-Ray's) 112 points read empty or with no layer
-seen were so hidden: 69 empty ones and 15 discs read empty, 21 discs and 7 empty ones read
-``?`` (a disc of a colour not seen), those 7 now read right.  The share matters little: at
-0.05-0.3 the same points are out of sight."""
+the game holds tell its colours: Accasta), it is read empty, as most such points are, with a
+confidence and presence of 0: "not seen", which the move inference lets any turn overrule
+(``tacticblue read`` says "hidden").  A camera low over the board cannot tell an empty point
+behind a tall stack from a disc on it: on six held-out sets (1,100 pictures of our renderer
+and POV-Ray's) 112 points read empty or with no layer seen were so hidden: 69 empty ones and
+15 discs read empty, 21 discs and 7 empty ones read ``?`` (a disc of a colour not seen),
+those 7 now read right.  The share matters little: at 0.05-0.3 the same points are out of
+sight."""
 MIN_RIM_SEEN = 0.4
 """A top face's rim ring is read where at least this share of it is not hidden by nearer stacks."""
 UNLIKE_EMPTY = (0.1, 0.3)
