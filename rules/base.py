@@ -167,6 +167,25 @@ class Board(ABC, Generic[TurnT]):
         self._restore(self._undo.pop())
         return self.move_stack.pop()
 
+    def notations(self, last: int | None = None) -> list[str]:
+        """The notation of every turn played (or of the ``last`` ones), each as it was written
+        in the position it was played in.
+
+        >>> from rules.dame import Dame100
+        >>> board = Dame100()
+        >>> for text in ("32-28", "19-23", "28x19"):
+        ...     _ = board.push_notation(text)
+        >>> board.notations(), board.notations(1), board.ply
+        (['32-28', '19-23', '28x19'], ['28x19'], 3)
+        """
+        count = len(self.move_stack) if last is None else last
+        taken = [self.pop() for _ in range(count)][::-1]
+        out = []
+        for turn in taken:
+            out.append(self.turn_notation(turn))
+            self.push(turn)
+        return out
+
     def copy(self) -> "Board[TurnT]":
         return _copy.deepcopy(self)
 

@@ -771,7 +771,7 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
     the position after ``prefix`` (``state.board`` is already in that position)."""
     board = state.board
     names = board.geometry.names
-    prefix_notes = _prefix_notations(state, prefix)
+    prefix_notes = tuple(state.board.notations(len(prefix)))
     keys = _position_keys(board, pos, [m.index for m in matches]) if len(matches) > 1 else {matches[0].index: None}
     by_key: dict[Any, list[_Match]] = {}
     for m in matches:
@@ -810,19 +810,6 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
             msg += "; the turn may go on"
         return Inference("turn", msg, cands, best.differences, confirmed=done or not best.may_continue)
     return _several(tuple(candidate(min(g, key=rank)) for g in groups[:MAX_CANDIDATES]), len(groups))
-
-
-def _prefix_notations(state: GameState, prefix: tuple[Any, ...]) -> tuple[str, ...]:
-    """Notations of the turns already pushed on ``state.board`` for ``prefix`` (taken off and put back)."""
-    if not prefix:
-        return ()
-    board = state.board
-    popped = [board.pop() for _ in prefix][::-1]
-    notes = []
-    for t in popped:
-        notes.append(board.turn_notation(t))
-        board.push(t)
-    return tuple(notes)
 
 
 def _length(turn: Any) -> int:
@@ -1039,7 +1026,7 @@ def _partial(state: GameState, pos: _Position, seen: _Seen, prefix: tuple[Any, .
     # With the generic chains a turn's partial states only touch the points it changes;
     # a game's own chains may pass through others (a draughts piece's landing squares).
     own_chains = getattr(board, "partial_chains", None) is not None
-    prefix_notes = _prefix_notations(state, prefix)
+    prefix_notes = tuple(state.board.notations(len(prefix)))
     found: list[Candidate] = []
     for points, members in pos.groups.items():
         if not own_chains and not need <= points:

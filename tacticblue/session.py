@@ -131,7 +131,7 @@ class Session:
         been still for the settle time and stays so while it is read, and a second read of the
         same picture gives the same board; more help only a reader that is not deterministic."""
         self.teach = teach
-        self.notations: list[str] = _notations(board)
+        self.notations: list[str] = board.notations()
         """The turns played, in the game's notation."""
         self.last: Event | None = None
         """The last event other than ``info`` (what the screen shows as the current message)."""
@@ -472,7 +472,7 @@ class Session:
             trial = self.board.copy()
             for turn in ((self.state.pending,) if self.state.pending is not None else ()) + line:
                 trial.push(turn)
-            unsure = _notations(trial)[-len(line):]
+            unsure = trial.notations(len(line))
         if confirm_pending and (self.state.pending is not None or line):
             self.state.turn_done()
             if line:
@@ -533,15 +533,3 @@ def _targets(board: Board[Any], result: Inference) -> list[str]:
             if len(stack) > len(board[name]):
                 out.add(name)
     return sorted(out)
-
-
-def _notations(board: Board[Any]) -> list[str]:
-    replay = board.copy()
-    stack = list(replay.move_stack)
-    for _ in stack:
-        replay.pop()
-    out = []
-    for turn in stack:
-        out.append(replay.turn_notation(turn))
-        replay.push(turn)
-    return out
