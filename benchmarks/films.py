@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Games refereed from rendered films, end to end, as ``tacticblue replay`` referees a recording.
 
-    python3 benchmarks/films.py [--games accasta dame100] [--films 2] [--plies 8] [--seed 1] [--jobs 2]
+    python3 benchmarks/films.py [--games accasta dame100] [--films 2] [--plies 8] [--seed 1] [--jobs 2] [--povray]
 
 For every game, ``--films`` random games of up to ``--plies`` turns are filmed by one camera
 each (:func:`vision.synth.video.render_video`: hands, camera shake, flicker, passing
@@ -28,6 +28,10 @@ Every turn of the film ends up:
 Besides, ``alarms`` counts the boards reported illegal: the films' players make no illegal
 move, so each is a misreading or a board taken mid-move that the players were told to put right.
 
+``--povray`` films each game with POV-Ray instead (:func:`tools.povray_scenes.render_film`):
+another renderer's discs, light and camera, one ray-traced picture per position held for
+``--still`` seconds, cut to the next as a time-lapse camera does, no hand between.
+
 ``benchmarks/turns.py`` measures the same on stills, one reading per turn; this one adds
 what a camera adds (compression, motion, the board found rather than given, the moment a
 board is taken as still).  Rendering dominates its time: about half a minute per film.
@@ -52,6 +56,7 @@ import rules  # noqa: E402
 from tacticblue.session import Event, Session  # noqa: E402
 from tacticblue.sources import open_source  # noqa: E402
 from tacticblue.vision_reader import VisionReader  # noqa: E402
+from tools.povray_scenes import render_film, write_time_lapse  # noqa: E402
 from tools.render_live_videos import compress  # noqa: E402
 from vision.board_finder import white_side_of  # noqa: E402
 from vision.board_model import board_model  # noqa: E402
@@ -64,17 +69,25 @@ ANSWER_S = 3.0
 OUTCOMES = ("right", "asked", "wrong", "missed")
 
 
-def film(game: str, seed: int, number: int, plies: int, still_s: float, verbose: bool) -> dict[str, Any]:
+def film(game: str, seed: int, number: int, plies: int, still_s: float, verbose: bool, povray: bool = False
+         ) -> dict[str, Any]:
     """Render one film, replay it through the live session; the tally of its turns."""
     pick = np.random.default_rng([seed, number, sum(map(ord, game))])
     size = SIZES[int(pick.integers(len(SIZES)))]
     crf = int(pick.integers(23, 34)) if shutil.which("ffmpeg") and pick.random() < 0.5 else None
     film_seed = int(pick.integers(2**31))
-    header, frames = render_video(game, random_turns=plies, seed=film_seed, size=size,
-                                  look=VideoLook(fps=10.0, still_s=still_s), behind_white=bool(pick.random() < 0.5))
+    behind_white = bool(pick.random() < 0.5)
     with tempfile.TemporaryDirectory() as tmp:
         video = Path(tmp) / "film.mp4"
-        write_video(header, frames, video, None, Path(tmp) / "film.json")
+        if povray:
+            textures = Path(tmp) / "textures"
+            textures.mkdir()
+            header, images = render_film(game, film_seed, plies, size, textures)
+            write_time_lapse(images, video, fps=10.0, hold_s=still_s, seed=film_seed)
+        else:
+            header, frames = render_video(game, random_turns=plies, seed=film_seed, size=size,
+                                          look=VideoLook(fps=10.0, still_s=still_s), behind_white=behind_white)
+            write_video(header, frames, video, None, Path(tmp) / "film.json")
         if crf is not None:
             compress(video, crf)
         tally, log = replay(game, video, header)
@@ -169,13 +182,18 @@ def main() -> None:
                         help="seconds the board stays still between turns (about; default 2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--povray", action="store_true",
+                        help="ray-trace the films with POV-Ray as time-lapses (tools/povray_scenes.py: no hands)")
     parser.add_argument("--verbose", action="store_true", help="print what did not go by itself, film by film")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     for name, value in (("--films", args.films), ("--plies", args.plies), ("--jobs", args.jobs)):
         if value < 1:
             parser.error(f"{name} must be at least 1")
-    tasks = [(g, args.seed, n, args.plies, args.still, args.verbose) for g in args.games for n in range(args.films)]
+    if args.povray and shutil.which("povray") is None:
+        parser.error("--povray needs POV-Ray (apt-get install povray)")
+    tasks = [(g, args.seed, n, args.plies, args.still, args.verbose, args.povray)
+             for g in args.games for n in range(args.films)]
     with ProcessPoolExecutor(args.jobs) as pool:
         tallies = list(pool.map(film, *zip(*tasks)))
     report: dict[str, dict[str, int]] = {}

@@ -21,6 +21,11 @@ draws only cameras that many degrees above the table, as ``tacticblue scenes ren
 (the reader reads POV-Ray's steep views worst: 0.94 of Accasta's stacks right above 60
 degrees, seed 900).
 
+:func:`render_film` traces a random game as a time-lapse film, one picture per position
+(``--film PLIES`` writes them; ``benchmarks/films.py --povray`` referees them through the
+live path).  ``tests/data/live/dame100-povray-time-lapse.mp4`` is film 0 of ``--game dame100
+--seed 930 --size 640x360 --film 4``.
+
 ``samples/povray/GAME.jpg`` (tests/test_read.py) is scene 0 of ``--seed 910 --size 1280x720``
 of every game, renamed; ``samples/povray/foreign/abande-wide-lines.jpg``
 (tests/test_board_finder.py) scene 7 of ``--game abande --seed 920 --foreign-print``, and
@@ -38,6 +43,7 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -51,8 +57,9 @@ from vision.synth.games import game_names  # noqa: E402
 from vision.synth.looks import board_half_mm, board_texture, table_texture  # noqa: E402
 from vision.synth.render import BOARD_PPM, BOARD_THICKNESS_MM, PIECE_LOOKS, TABLE_HALF_MM, TABLE_PPM, Scene  # noqa: E402
 from vision.synth.render import stack_discs  # noqa: E402
-from vision.synth.rig import rig_at  # noqa: E402
-from vision.synth.scene import random_scene, sample_rng, scene_truth  # noqa: E402
+from vision.synth.rig import DEFAULT_RIG, RigRange, rig_at  # noqa: E402
+from vision.synth.scene import camera_truth, random_scene, sample_rng, scene_truth  # noqa: E402
+from vision.synth.video import game_plies  # noqa: E402
 
 
 def _v(x: float, y: float, z: float) -> str:
@@ -207,6 +214,43 @@ def render(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
+def render_film(game: str, seed: int, plies: int, size: tuple[int, int] | None, textures: Path,
+                rig: RigRange = DEFAULT_RIG) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """A random game of up to ``plies`` turns (:func:`vision.synth.video.game_plies`) traced as a
+    time-lapse: one camera, board, lamp and set of discs, one picture per position.  The
+    header is the truth :func:`vision.synth.video.render_video` gives a film (game, camera,
+    turns, positions)."""
+    board, turns = game_plies(game, None, plies, seed)
+    rng = np.random.default_rng([seed, 31])
+    scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, rig=rig)
+    scene = replace(scene, pose=pinhole(scene.pose))
+    looks = int(rng.integers(2**31))  # the materials, lamps and exposure: the same in every picture
+    positions, notations = [board.visible()], []
+    for turn in turns:
+        notations.append(board.turn_notation(turn))
+        board.push(turn)
+        positions.append(board.visible())
+    images = [render(replace(scene, points=p), np.random.default_rng(looks), textures) for p in positions]
+    return {"game": game, "camera": camera_truth(scene.pose), "turns": notations, "positions": positions}, images
+
+
+def write_time_lapse(images: list[np.ndarray], video: Path, fps: float = 5.0, hold_s: float = 2.0, seed: int = 0) -> None:
+    """An MPEG-4 part 2 film that shows each picture for ``hold_s`` seconds (the first twice as
+    long, as a camera is started before the game), each frame with sensor noise of its own,
+    and cuts from one to the next as a time-lapse camera does (no hand between)."""
+    rng = np.random.default_rng(seed)
+    h, w = images[0].shape[:2]
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
+    if not writer.isOpened():
+        raise OSError(f"cannot write video {video}")
+    try:
+        for k, image in enumerate(images):
+            for _ in range(round(hold_s * fps * (2 if k == 0 else 1))):
+                writer.write(np.clip(image + rng.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
+    finally:
+        writer.release()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", required=True, choices=game_names())
@@ -218,8 +262,12 @@ def main() -> None:
                         help="print the board in a random style of this tool's own, not one of the renderer's looks")
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                         help="only cameras LO-HI degrees above the table, as for tacticblue scenes render")
+    parser.add_argument("--film", type=int, metavar="PLIES",
+                        help="write time-lapse films of random games of PLIES turns instead (NAME.mp4, truth NAME.json)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    if args.film is not None and args.film < 1:
+        parser.error("--film must be at least 1")
     if shutil.which("povray") is None:
         sys.exit("povray is not installed (apt-get install povray)")
     out = Path(args.out)
@@ -235,10 +283,16 @@ def main() -> None:
     rig = rig_at(args.elevation)
     for i in range(args.first, args.first + args.count):
         rng = sample_rng(args.game, args.seed, i)
+        name = f"{args.game}-{args.seed}-{i:04d}"
+        if args.film:
+            header, images = render_film(args.game, int(rng.integers(2**31)), args.film, size, textures, rig)
+            write_time_lapse(images, out / f"{name}.mp4", seed=i)
+            (out / f"{name}.json").write_text(json.dumps(header, indent=1) + "\n")
+            print(name, flush=True)
+            continue
         scene = random_scene(args.game, rng, size=size, rig=rig)
         scene = replace(scene, pose=pinhole(scene.pose))
         image = render(scene, rng, textures, args.foreign_print)
-        name = f"{args.game}-{args.seed}-{i:04d}"
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
         (out / f"{name}.jpg").write_bytes(data.tobytes())
         (out / f"{name}.json").write_text(json.dumps(scene_truth(scene), indent=1) + "\n")
