@@ -4,7 +4,10 @@ A turn is read only from a board that has stopped changing: hands gone, pieces p
 down.  :class:`StillnessDetector` compares each frame with the previous one on a small
 blurred grey copy (cheap: ~1 ms at 1280 x 720) and reports when the picture has been
 steady for ``settle_s`` seconds.  Slow light changes (flicker, a passing cloud) change
-all pixels a little and are tolerated; a hand changes some pixels a lot.
+all pixels a little and are tolerated; a hand changes some pixels a lot.  A piece moved
+with no hand in view (a time-lapse camera, a recording that dropped the hand's frames)
+changes only a small patch: the picture is also compared with the one the board settled
+in, and a patch that changed a lot counts as movement (:func:`local_change`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,24 @@ def motion_fraction(previous: np.ndarray, current: np.ndarray, threshold: float 
     return float(np.mean(np.abs(diff) > threshold))
 
 
+def local_change(reference: np.ndarray, current: np.ndarray, block: int = 4) -> float:
+    """The largest mean change (grey levels) over any ``block`` x ``block`` square of two
+    :func:`thumbnail` pictures, the global brightness change removed.
+
+    A piece moved with no hand in view (a time-lapse, frames dropped) changes a few such
+    squares a lot and too few pixels for :func:`motion_fraction`: a black man moved on a
+    dark square of a 640 x 360 picture changes 0.1% of them.
+
+    >>> board = np.full((90, 160), 60, np.uint8)
+    >>> moved = board.copy(); moved[40:45, 70:75] = 30
+    >>> round(local_change(board, moved), 1), motion_fraction(board, moved) > 0.002
+    (30.0, False)
+    """
+    diff = current.astype(np.float32) - reference.astype(np.float32)
+    diff -= float(np.median(diff))
+    return float(cv2.blur(np.abs(diff), (block, block)).max())
+
+
 def thumbnail(image: np.ndarray, width: int = 160) -> np.ndarray:
     """A small blurred grey copy for motion checks (``width`` pixels wide)."""
     h, w = image.shape[:2]
@@ -40,21 +61,30 @@ class StillnessDetector:
     settle_s: float = 0.4
     motion_limit: float = 0.002
     """A frame with more than this share of changed pixels counts as movement."""
+    change_limit: float = 8.0
+    """A frame that differs from the picture the board settled in by more than this
+    (:func:`local_change`, grey levels) counts as movement too, however few pixels changed."""
 
     def __post_init__(self) -> None:
         self._previous: np.ndarray | None = None
         self._last_motion: float | None = None
+        self._settled: np.ndarray | None = None
 
     def update(self, image: np.ndarray, t: float) -> bool:
         """True when the picture has not moved for at least ``settle_s`` up to time ``t``."""
         small = thumbnail(image)
-        moving = self._previous is None or motion_fraction(self._previous, small) > self.motion_limit
+        moving = self._previous is None or motion_fraction(self._previous, small) > self.motion_limit or (
+            self._settled is not None and local_change(self._settled, small) > self.change_limit)
         self._previous = small
         if moving:
-            self._last_motion = t
+            self._last_motion, self._settled = t, None
             return False
-        return self._last_motion is not None and t - self._last_motion >= self.settle_s
+        still = self._last_motion is not None and t - self._last_motion >= self.settle_s
+        if still and self._settled is None:
+            self._settled = small
+        return still
 
     def reset(self) -> None:
         self._previous = None
         self._last_motion = None
+        self._settled = None

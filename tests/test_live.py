@@ -739,6 +739,21 @@ def test_a_filmed_opening_is_read_by_vision_and_recorded_exactly(cli, tmp_path, 
     assert told == (game in ("abande", "attangle"))
 
 
+def test_a_time_lapse_by_another_renderer_is_refereed_turn_for_turn(cli, tmp_path):
+    """POV-Ray's discs, light and lens (``tools/povray_scenes.py --film``) at 640x360, one picture
+    per position cut to the next with no hand between, as a time-lapse camera, or a recording
+    that dropped the frames of the hand, shows a game: a black man moved on the dark squares
+    changes too few pixels to count as motion, and is taken by the picture no longer being the
+    one the board settled in."""
+    video = ROOT / "tests" / "data" / "live" / "dame100-povray-time-lapse.mp4"
+    truth = json.loads(video.with_suffix(".json").read_text())
+    out = cli("replay", video, "--game", "dame100", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert [e for e in evs if e["event"] in ("illegal", "ambiguous", "takeback")] == []
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == truth["turns"] == ["34-29", "16-21", "40-34", "20-24"]
+
+
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):
     from test_panel_emulator import Emulator
 
