@@ -123,23 +123,32 @@ class CaptureSource(FrameSource):
         self._cap.release()
 
 
-class FolderSource(FrameSource):
-    """Image files in a folder, in name order, at a nominal frame rate."""
+PHOTO_HOLD_S = 4.0
+"""How long each photo of a folder of photos is shown for (seconds): time to settle, read the
+board and read a doubtful one again (:data:`tacticblue.session.REREADS`)."""
+PHOTO_FPS = 4.0
 
-    def __init__(self, folder: Path, fps: float = 30.0) -> None:
+
+class FolderSource(FrameSource):
+    """Image files in a folder, in name order, at a nominal frame rate: the frames of a video,
+    or with ``hold_s`` photos of the board at rest, one per move (a phone on a stand, a
+    time-lapse camera), each shown for ``hold_s`` seconds as a still camera would show it."""
+
+    def __init__(self, folder: Path, fps: float = 30.0, hold_s: float | None = None) -> None:
         if not folder.is_dir():
             raise SourceError(f"no such folder: {folder}")
         self.files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
             raise SourceError(f"no image files in {folder}")
-        self.description = f"frames in {folder}"
+        self.description = f"{'photos' if hold_s else 'frames'} in {folder}"
         self.fps = fps
+        self.repeat = 1 if hold_s is None else max(1, round(hold_s * fps))
 
     def __iter__(self) -> Iterator[Frame]:
         from calibration.intrinsics import read_image  # decodes without libpng's own stderr lines
 
         unreadable: list[str] = []
-        for index, path in enumerate(self.files):
+        for number, path in enumerate(self.files):
             try:
                 image = read_image(path)
             except ValueError:
@@ -147,20 +156,26 @@ class FolderSource(FrameSource):
                 # taken for the end: the frames after it are read, its index and time kept.
                 unreadable.append(path.name)
                 continue
-            yield Frame(image, index / self.fps, index)
-        self.ended_by = "end of frames"
+            for index in range(number * self.repeat, (number + 1) * self.repeat):
+                yield Frame(image, index / self.fps, index)
+        self.ended_by = "end of photos" if self.repeat > 1 else "end of frames"
         if unreadable:
             n = len(unreadable)
             names = ", ".join(unreadable[:3]) + (f" and {n - 3} more" if n > 3 else "")
             self.ended_by += f", {n} unreadable frame{'s' if n > 1 else ''} skipped ({names})"
 
 
-def open_source(spec: str | int | Path, camera_size: tuple[int, int] | None = CAMERA_SIZE) -> FrameSource:
+def open_source(spec: str | int | Path, camera_size: tuple[int, int] | None = CAMERA_SIZE,
+                photos: bool = False) -> FrameSource:
     """A camera index (``0``, asked for frames of ``camera_size``; None: the camera's own
-    default), a video file or a folder of frames."""
+    default), a video file or a folder of frames (with ``photos``: of photos, one per move)."""
+    path = Path(str(spec))
+    if photos:
+        if not path.is_dir():
+            raise SourceError(f"photos are read from a folder of image files; {spec} is not a folder")
+        return FolderSource(path, PHOTO_FPS, PHOTO_HOLD_S)
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
         return CaptureSource(int(spec), size=camera_size)
-    path = Path(spec)
     if path.is_dir():
         return FolderSource(path)
     return CaptureSource(path)

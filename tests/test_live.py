@@ -754,6 +754,35 @@ def test_a_time_lapse_by_another_renderer_is_refereed_turn_for_turn(cli, tmp_pat
     assert [e["turn"] for e in evs if e["event"] == "turn"] == truth["turns"] == ["34-29", "16-21", "40-34", "20-24"]
 
 
+def test_a_folder_of_photos_one_per_move_is_refereed_with_photos(cli, tmp_path):
+    """Photos taken after each move by a phone held in the hand (each a little shifted, turned
+    and scaled), cut from the POV-Ray time-lapse: with --photos each is read as a board at rest;
+    without it no two frames in a row are still, and the players are told to give --photos."""
+    from tacticblue.sources import open_source
+
+    video = ROOT / "tests" / "data" / "live" / "dame100-povray-time-lapse.mp4"
+    truth = json.loads(video.with_suffix(".json").read_text())
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    rng = np.random.default_rng(3)
+    for frame in open_source(video):
+        if round(frame.t, 1) in (3.0, 5.0, 7.0, 9.0, 11.0):  # positions 0-4, each held from 4 s on for 2 s
+            h, w = frame.image.shape[:2]
+            turn = cv2.getRotationMatrix2D((w / 2 + rng.uniform(-20, 20), h / 2), rng.uniform(-2, 2), rng.uniform(0.97, 1.03))
+            turn[:, 2] += rng.uniform(-12, 12, 2)
+            cv2.imwrite(str(photos / f"IMG_{1000 + int(frame.t)}.jpg"),
+                        cv2.warpAffine(frame.image, turn, (w, h), borderMode=cv2.BORDER_REPLICATE))
+    out = cli("replay", photos, "--photos", "--game", "dame100", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert [e for e in evs if e["event"] in ("illegal", "ambiguous", "takeback")] == []
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == truth["turns"]
+    out = cli("replay", photos, "--game", "dame100", "--no-window", "--journal", tmp_path / "k")
+    assert out.returncode == 0, out.stderr
+    assert "if they are photos, one per move, replay them with --photos" in out.stdout
+    assert "the game is kept after 0 turns" in out.stdout
+
+
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):
     from test_panel_emulator import Emulator
 

@@ -111,3 +111,20 @@ def test_a_man_moved_with_no_hand_in_view_counts_as_movement():
     plain = StillnessDetector(settle_s=0.4, change_limit=float("inf"))
     by_share = {round(f.t, 1): plain.update(f.image, f.t) for f in open_source(video)}
     assert by_share[9.8] and by_share[10.0] and by_share[10.4]
+
+
+def test_a_folder_of_photos_shows_each_photo_for_a_while(tmp_path):
+    from tacticblue.sources import PHOTO_FPS, PHOTO_HOLD_S
+
+    for i in range(3):
+        cv2.imwrite(str(tmp_path / f"IMG_{i}.png"), _scene(i, None, 20 * i))
+    source = open_source(tmp_path, photos=True)
+    frames = list(source)
+    per_photo = round(PHOTO_HOLD_S * PHOTO_FPS)
+    assert len(frames) == 3 * per_photo and source.ended_by == "end of photos"
+    assert [f.index for f in frames] == list(range(3 * per_photo))
+    assert frames[per_photo].t == pytest.approx(PHOTO_HOLD_S)
+    assert all(f.image is frames[2 * per_photo].image for f in frames[2 * per_photo:])
+    assert frames[0].image.mean() < frames[-1].image.mean()  # name order: the brightest last
+    with pytest.raises(SourceError, match="not a folder"):
+        open_source(tmp_path / "IMG_0.png", photos=True)

@@ -30,7 +30,7 @@ from tacticblue.commands import CLIError, add_game_argument, frame_size, seconds
 from tacticblue.commands.panel import add_led_arguments, open_game_panel
 from tacticblue.journal import Journal, JournalError, export_record, replay_journal
 from tacticblue.session import Event, Reading, Session
-from tacticblue.sources import CAMERA_SIZE, Frame, FrameSource, SourceError, open_source
+from tacticblue.sources import CAMERA_SIZE, FolderSource, Frame, FrameSource, SourceError, open_source
 from tacticblue.stillness import StillnessDetector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
                    help="for synthetic videos (`tacticblue scenes video`): take the stacks from the video's "
                         "ground truth instead of reading them, to check the loop and the referee apart from vision")
     add_led_arguments(p)
-    p.set_defaults(camera_size=CAMERA_SIZE)  # a camera index given to replay
+    p.set_defaults(camera_size=CAMERA_SIZE, photos=False)  # a camera index given to replay; replay --photos
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,6 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Referee a recorded game: a video file, a folder of frames, or an "
                                    "observation log (.jsonl). Exits 0 at the end of the recording.")
     p.add_argument("source", help="video file, folder of frames, or observation log (.jsonl)")
+    p.add_argument("--photos", action="store_true",
+                   help="SOURCE is a folder of photos of the board, one taken after each move (a phone on a "
+                        "stand, a time-lapse camera), in name order; each is read as a board at rest")
     add_live_options(p)
     p.set_defaults(func=lambda a: run(a, a.source, recording=True))
 
@@ -344,8 +347,10 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         args.no_window = True  # the events as lines, as with --no-window
     is_log = str(spec).endswith(".jsonl")
     try:
+        if is_log and args.photos:
+            raise SourceError("--photos is for a folder of photos, not an observation log")
         source: FrameSource = (ObservationLog(Path(spec)) if is_log else
-                               open_source(spec, args.camera_size))
+                               open_source(spec, args.camera_size, args.photos))
     except SourceError as e:
         raise CLIError(str(e)) from None
     board, journal, notes, misread = open_game(args)
@@ -427,6 +432,9 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                     stopped = True
                     break
         ended_by = "stopped" if stopped else (source.ended_by or "the source ended")
+        if isinstance(source, FolderSource) and source.repeat == 1 and len(source.files) > 1 and session.reading is None:
+            report([Event(t, "info", "no two frames in a row showed the board still: if they are photos, one per "
+                                     "move, replay them with --photos", ply=board.ply)])
         camera_lost = not recording and not stopped
         panel_news(t, final=True)
         report(session.finish(t, ended_by, confirm_pending=recording and not stopped))
