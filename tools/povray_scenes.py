@@ -215,11 +215,11 @@ def render(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool
 
 
 def render_film(game: str, seed: int, plies: int, size: tuple[int, int] | None, textures: Path,
-                rig: RigRange = DEFAULT_RIG) -> tuple[dict[str, Any], list[np.ndarray]]:
+                rig: RigRange = DEFAULT_RIG, foreign: bool = False) -> tuple[dict[str, Any], list[np.ndarray]]:
     """A random game of up to ``plies`` turns (:func:`vision.synth.video.game_plies`) traced as a
-    time-lapse: one camera, board, lamp and set of discs, one picture per position.  The
-    header is the truth :func:`vision.synth.video.render_video` gives a film (game, camera,
-    turns, positions)."""
+    time-lapse: one camera, board, lamp and set of discs, one picture per position (``foreign``:
+    see :func:`scene_source`).  The header is the truth :func:`vision.synth.video.render_video`
+    gives a film (game, camera, turns, positions)."""
     board, turns = game_plies(game, None, plies, seed)
     rng = np.random.default_rng([seed, 31])
     scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, rig=rig)
@@ -230,7 +230,7 @@ def render_film(game: str, seed: int, plies: int, size: tuple[int, int] | None, 
         notations.append(board.turn_notation(turn))
         board.push(turn)
         positions.append(board.visible())
-    images = [render(replace(scene, points=p), np.random.default_rng(looks), textures) for p in positions]
+    images = [render(replace(scene, points=p), np.random.default_rng(looks), textures, foreign) for p in positions]
     return {"game": game, "camera": camera_truth(scene.pose), "turns": notations, "positions": positions}, images
 
 
@@ -285,7 +285,8 @@ def main() -> None:
         rng = sample_rng(args.game, args.seed, i)
         name = f"{args.game}-{args.seed}-{i:04d}"
         if args.film:
-            header, images = render_film(args.game, int(rng.integers(2**31)), args.film, size, textures, rig)
+            header, images = render_film(args.game, int(rng.integers(2**31)), args.film, size, textures, rig,
+                                         args.foreign_print)
             write_time_lapse(images, out / f"{name}.mp4", seed=i)
             (out / f"{name}.json").write_text(json.dumps(header, indent=1) + "\n")
             print(name, flush=True)
