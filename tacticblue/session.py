@@ -109,6 +109,9 @@ class Reading:
     """Whatever the window may draw for this reading (the board pose), or ``None``."""
     note: str | None = None
     """Something the players should know about how the board is read (told once)."""
+    area: Any = None
+    """Where the game shows in the frame (pixels, N x 2, a polygon's corners), or ``None``: only
+    there does a piece moving with no hand in view count (:meth:`StillnessDetector.watch`)."""
 
 
 class BoardReader(Protocol):
@@ -190,6 +193,8 @@ class Session:
         assert self.reader is not None, "a session fed with frames needs a reader"
         reading = self.reader.read(frame)
         self.reading = reading
+        if reading.area is not None:
+            self.stillness.watch(reading.area, (frame.image.shape[1], frame.image.shape[0]))
         events = [self._info(t, reading.note)] if reading.note else []
         if reading.status == "lost":
             events += self._lost(t)

@@ -28,9 +28,10 @@ def motion_fraction(previous: np.ndarray, current: np.ndarray, threshold: float 
     return float(np.mean(np.abs(diff) > threshold))
 
 
-def local_change(reference: np.ndarray, current: np.ndarray, block: int = 4) -> float:
+def local_change(reference: np.ndarray, current: np.ndarray, where: np.ndarray | None = None, block: int = 4) -> float:
     """The largest mean change (grey levels) over any ``block`` x ``block`` square of two
-    :func:`thumbnail` pictures, the global brightness change removed.
+    :func:`thumbnail` pictures centred in ``where`` (a mask; anywhere if None), the global
+    brightness change removed.
 
     A piece moved with no hand in view (a time-lapse, frames dropped) changes a few such
     squares a lot and too few pixels for :func:`motion_fraction`: a black man moved on a
@@ -43,10 +44,15 @@ def local_change(reference: np.ndarray, current: np.ndarray, block: int = 4) -> 
     """
     diff = current.astype(np.float32) - reference.astype(np.float32)
     diff -= float(np.median(diff))
-    return float(cv2.blur(np.abs(diff), (block, block)).max())
+    change = cv2.blur(np.abs(diff), (block, block))
+    return float(change.max() if where is None else change[where].max(initial=0.0))
 
 
-def thumbnail(image: np.ndarray, width: int = 160) -> np.ndarray:
+THUMB_WIDTH = 160
+"""The width of the pictures compared (pixels)."""
+
+
+def thumbnail(image: np.ndarray, width: int = THUMB_WIDTH) -> np.ndarray:
     """A small blurred grey copy for motion checks (``width`` pixels wide)."""
     h, w = image.shape[:2]
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
@@ -63,18 +69,34 @@ class StillnessDetector:
     """A frame with more than this share of changed pixels counts as movement."""
     change_limit: float = 8.0
     """A frame that differs from the picture the board settled in by more than this
-    (:func:`local_change`, grey levels) counts as movement too, however few pixels changed."""
+    (:func:`local_change`, grey levels) on the board (:meth:`watch`) counts as movement too,
+    however few pixels changed."""
 
     def __post_init__(self) -> None:
         self._previous: np.ndarray | None = None
         self._last_motion: float | None = None
         self._settled: np.ndarray | None = None
+        self._where: np.ndarray | None = None
+
+    def watch(self, area: np.ndarray | None, size: tuple[int, int]) -> None:
+        """Where the board is in frames of ``size`` (width, height): the polygon ``area``
+        (pixels, N x 2; its convex hull counts, None: the whole picture).  Only there does a
+        change from the settled picture count (a clock or a screen beside the board does not)."""
+        if area is None:
+            self._where = None
+            return
+        w, h = size
+        small = (round(h * THUMB_WIDTH / w), THUMB_WIDTH)
+        hull = cv2.convexHull(np.round(np.asarray(area, np.float64) * THUMB_WIDTH / w).astype(np.int32))
+        mask = cv2.fillConvexPoly(np.zeros(small, np.uint8), hull, 1)
+        self._where = cv2.dilate(mask, np.ones((5, 5), np.uint8)).astype(bool)
 
     def update(self, image: np.ndarray, t: float) -> bool:
         """True when the picture has not moved for at least ``settle_s`` up to time ``t``."""
         small = thumbnail(image)
+        where = self._where if self._where is not None and self._where.shape == small.shape else None
         moving = self._previous is None or motion_fraction(self._previous, small) > self.motion_limit or (
-            self._settled is not None and local_change(self._settled, small) > self.change_limit)
+            self._settled is not None and local_change(self._settled, small, where) > self.change_limit)
         self._previous = small
         if moving:
             self._last_motion, self._settled = t, None

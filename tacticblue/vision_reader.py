@@ -35,6 +35,7 @@ class VisionReader:
         self._stacks: Any = None
         self._next_search = 0.0
         self._note: str | None = None
+        self._area: Any = None
         self._told = False
         """Whether the players have had :meth:`vision.reader.StackReader.view_note` (once a game)."""
 
@@ -66,9 +67,12 @@ class VisionReader:
         return "steady"
 
     def _use(self, pose: Any) -> None:
+        from vision.board_model import game_extent_mm
         from vision.reader import StackReader
 
         self._stacks = StackReader(self.board.name, pose)
+        tallest = self._stacks.model.max_height * pose.spec.piece_height_mm
+        self._area = pose.project(game_extent_mm(self.board.geometry, tallest, pose.spec))
         advice = self._stacks.view_note()
         if advice and not self._told:
             self._told = True
@@ -95,5 +99,5 @@ class VisionReader:
         note, self._note = self._note, None
         if not reading.readable:
             hand = bool(reading.reason and "hand" in reading.reason)
-            return Reading(None, hand=hand, status=status, overlay=pose, note=note)
-        return Reading(reading.observation, status=status, overlay=pose, note=note)
+            return Reading(None, hand=hand, status=status, overlay=pose, note=note, area=self._area)
+        return Reading(reading.observation, status=status, overlay=pose, note=note, area=self._area)

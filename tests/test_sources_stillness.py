@@ -128,3 +128,17 @@ def test_a_folder_of_photos_shows_each_photo_for_a_while(tmp_path):
     assert frames[0].image.mean() < frames[-1].image.mean()  # name order: the brightest last
     with pytest.raises(SourceError, match="not a folder"):
         open_source(tmp_path / "IMG_0.png", photos=True)
+
+
+def test_a_small_change_counts_on_the_board_only():
+    """A clock's hand or a screen beside the board changes a small patch too: once the board's
+    place is known (watch), only a patch on it breaks the stillness."""
+    board = np.array([[40, 40], [300, 40], [300, 320], [40, 320]])  # the left half of a 640x360 frame
+    for spot, counts in (((500, 180), False), ((170, 180), True)):
+        det = StillnessDetector(settle_s=0.2)
+        det.watch(board, (640, 360))
+        still = _scene(0, None)
+        changed = still.copy()
+        cv2.circle(changed, spot, 7, (20, 20, 20), -1)  # too few pixels for the share of changed ones
+        assert not det.update(still, 0.0) and det.update(still, 0.3)
+        assert det.update(changed, 0.4) != counts

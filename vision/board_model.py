@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, board_outline_mm, hex_geometry, hex_lines
+from rules.geometry import DEFAULT_SPEC, BoardKind, BoardSpec, Geometry, board_outline_mm, hex_geometry, hex_lines
 
 
 @dataclass(frozen=True)
@@ -133,3 +133,19 @@ def board_model(kind: BoardKind, spec: BoardSpec = DEFAULT_SPEC) -> BoardModel:
     return BoardModel(kind, lines_a, np.array(samples), np.array(sample_line), np.array(on_border), line_direction,
                       keypoints, np.array(kl),
                       outline, outline * grid_scale, white_edge, spacing)
+
+
+def game_extent_mm(geometry: Geometry, max_height_mm: float, spec: BoardSpec = DEFAULT_SPEC) -> np.ndarray:
+    """The 3-D points (board frame, mm) that bound what a game shows: the printed border and
+    the rims of a stack ``max_height_mm`` tall on every point (a camera must keep them in
+    view; a piece moving shows within them).
+
+    >>> from rules.geometry import hex_geometry
+    >>> game_extent_mm(hex_geometry(), 42.0).shape, float(game_extent_mm(hex_geometry(), 42.0)[:, 2].max())
+    ((154, 3), 42.0)
+    """
+    outline = np.array(board_outline_mm(geometry.kind, spec))
+    pos = np.array(list(geometry.positions_mm(spec).values()))
+    r = spec.piece_diameter_mm / 2
+    tops = [np.column_stack([pos + off, np.full(len(pos), max_height_mm)]) for off in ((r, 0), (-r, 0), (0, r), (0, -r))]
+    return np.vstack([np.column_stack([outline, np.zeros(len(outline))]), *tops])

@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 
 from calibration.camera import BoardPose, CameraModel, look_at_pose
-from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry, board_outline_mm
+from rules.geometry import DEFAULT_SPEC, BoardSpec, Geometry
+from vision.board_model import game_extent_mm
 from vision.synth.raycast import LensFoldsOver, normalized_rays, undistort_normalized
 
 RESOLUTIONS: tuple[tuple[int, int], ...] = ((1280, 720), (1600, 900), (1920, 1080))
@@ -97,15 +98,6 @@ def _fits(pose: BoardPose, points_mm: np.ndarray, margin: float) -> bool:
     return bool(np.all((px[:, 0] >= m) & (px[:, 0] <= w - 1 - m) & (px[:, 1] >= m) & (px[:, 1] <= h - 1 - m)))
 
 
-def keep_in_view(geometry: Geometry, max_height_mm: float, spec: BoardSpec = DEFAULT_SPEC) -> np.ndarray:
-    """The 3-D points a placement must keep in the frame: the printed border and every point's tallest stack."""
-    outline = np.array(board_outline_mm(geometry.kind, spec))
-    pos = np.array(list(geometry.positions_mm(spec).values()))
-    r = spec.piece_diameter_mm / 2
-    tops = [np.column_stack([pos + off, np.full(len(pos), max_height_mm)]) for off in ((r, 0), (-r, 0), (0, r), (0, -r))]
-    return np.vstack([np.column_stack([outline, np.zeros(len(outline))]), *tops])
-
-
 def random_pose(camera: CameraModel, geometry: Geometry, rng: np.random.Generator, max_height_mm: float,
                 top_down: bool = False, rig: RigRange = DEFAULT_RIG, spec: BoardSpec = DEFAULT_SPEC,
                 azimuth_deg: float | None = None) -> BoardPose:
@@ -113,7 +105,7 @@ def random_pose(camera: CameraModel, geometry: Geometry, rng: np.random.Generato
 
     ``azimuth_deg`` is where the camera stands seen from the board centre, counter-clockwise
     from White's right (270 = behind White); random (any side) when None."""
-    must_see = keep_in_view(geometry, max_height_mm, spec)
+    must_see = game_extent_mm(geometry, max_height_mm, spec)
     for _ in range(50):
         az = math.radians(rng.uniform(0, 360) if azimuth_deg is None else azimuth_deg)
         el = math.radians(rng.uniform(*(rig.top_down_elevation_deg if top_down else rig.elevation_deg)))
