@@ -48,11 +48,12 @@ def local_change(reference: np.ndarray, current: np.ndarray, where: np.ndarray |
     return float(change.max() if where is None else change[where].max(initial=0.0))
 
 
-THUMB_WIDTH = 160
-"""The width of the pictures compared (pixels)."""
+CHANGE_WIDTH = 320
+"""The width of the pictures compared with the settled one (pixels): a man placed on the far
+side of a 960x540 picture is 2-3 pixels wide at 160."""
 
 
-def thumbnail(image: np.ndarray, width: int = THUMB_WIDTH) -> np.ndarray:
+def thumbnail(image: np.ndarray, width: int = 160) -> np.ndarray:
     """A small blurred grey copy for motion checks (``width`` pixels wide)."""
     h, w = image.shape[:2]
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
@@ -69,14 +70,16 @@ class StillnessDetector:
     """A frame with more than this share of changed pixels counts as movement."""
     change_limit: float = 8.0
     """A frame that differs from the picture the board settled in by more than this
-    (:func:`local_change`, grey levels) on the board (:meth:`watch`) counts as movement too,
-    however few pixels changed."""
+    (:func:`local_change` on pictures :data:`CHANGE_WIDTH` wide, grey levels) on the board
+    (:meth:`watch`), and so did the frame before, counts as movement too, however few pixels
+    changed (a camera shaken for a frame does not)."""
 
     def __post_init__(self) -> None:
         self._previous: np.ndarray | None = None
         self._last_motion: float | None = None
         self._settled: np.ndarray | None = None
         self._where: np.ndarray | None = None
+        self._changed = False
 
     def watch(self, area: np.ndarray | None, size: tuple[int, int]) -> None:
         """Where the board is in frames of ``size`` (width, height): the polygon ``area``
@@ -86,27 +89,31 @@ class StillnessDetector:
             self._where = None
             return
         w, h = size
-        small = (round(h * THUMB_WIDTH / w), THUMB_WIDTH)
-        hull = cv2.convexHull(np.round(np.asarray(area, np.float64) * THUMB_WIDTH / w).astype(np.int32))
+        small = (max(1, round(h * CHANGE_WIDTH / w)), CHANGE_WIDTH)
+        hull = cv2.convexHull(np.round(np.asarray(area, np.float64) * CHANGE_WIDTH / w).astype(np.int32))
         mask = cv2.fillConvexPoly(np.zeros(small, np.uint8), hull, 1)
-        self._where = cv2.dilate(mask, np.ones((5, 5), np.uint8)).astype(bool)
+        self._where = cv2.dilate(mask, np.ones((9, 9), np.uint8)).astype(bool)
 
     def update(self, image: np.ndarray, t: float) -> bool:
         """True when the picture has not moved for at least ``settle_s`` up to time ``t``."""
         small = thumbnail(image)
-        where = self._where if self._where is not None and self._where.shape == small.shape else None
-        moving = self._previous is None or motion_fraction(self._previous, small) > self.motion_limit or (
-            self._settled is not None and local_change(self._settled, small, where) > self.change_limit)
+        moving = self._previous is None or motion_fraction(self._previous, small) > self.motion_limit
         self._previous = small
+        if not moving and self._settled is not None:
+            fine = thumbnail(image, CHANGE_WIDTH)
+            where = self._where if self._where is not None and self._where.shape == fine.shape else None
+            changed = local_change(self._settled, fine, where, 3) > self.change_limit
+            moving, self._changed = changed and self._changed, changed
         if moving:
-            self._last_motion, self._settled = t, None
+            self._last_motion, self._settled, self._changed = t, None, False
             return False
         still = self._last_motion is not None and t - self._last_motion >= self.settle_s
         if still and self._settled is None:
-            self._settled = small
+            self._settled = thumbnail(image, CHANGE_WIDTH)
         return still
 
     def reset(self) -> None:
         self._previous = None
         self._last_motion = None
         self._settled = None
+        self._changed = False

@@ -101,16 +101,17 @@ def test_new_motion_after_a_still_board_is_not_still():
 
 
 def test_a_man_moved_with_no_hand_in_view_counts_as_movement():
-    """A time-lapse of Dame 100 ray-traced by POV-Ray (640x360): Black's 20-24 at 10 s changes
-    too few pixels for the share of changed pixels to see it (a black man on dark squares), and
-    differs enough from the picture the board settled in: not still until it settles again."""
+    """A time-lapse of Dame 100 ray-traced by POV-Ray (640x360, 5 frames a second): Black's 20-24
+    at 10 s changes too few pixels for the share of changed pixels to see it (a black man on
+    dark squares), and differs enough from the picture the board settled in: movement once a
+    second frame differs too, not still until it settles again."""
     video = Path(__file__).parent / "data" / "live" / "dame100-povray-time-lapse.mp4"
     det = StillnessDetector(settle_s=0.4)
     states = {round(f.t, 1): det.update(f.image, f.t) for f in open_source(video)}
-    assert states[9.8] and not states[10.0] and states[10.4]
+    assert states[9.8] and not states[10.2] and not states[10.4] and states[10.6]
     plain = StillnessDetector(settle_s=0.4, change_limit=float("inf"))
     by_share = {round(f.t, 1): plain.update(f.image, f.t) for f in open_source(video)}
-    assert by_share[9.8] and by_share[10.0] and by_share[10.4]
+    assert by_share[9.8] and by_share[10.2] and by_share[10.6]
 
 
 def test_a_folder_of_photos_shows_each_photo_for_a_while(tmp_path):
@@ -141,4 +142,5 @@ def test_a_small_change_counts_on_the_board_only():
         changed = still.copy()
         cv2.circle(changed, spot, 7, (20, 20, 20), -1)  # too few pixels for the share of changed ones
         assert not det.update(still, 0.0) and det.update(still, 0.3)
-        assert det.update(changed, 0.4) != counts
+        assert det.update(changed, 0.4)  # a frame apart (a camera shaken) does not count
+        assert det.update(changed, 0.5) != counts
