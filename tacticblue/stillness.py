@@ -28,7 +28,7 @@ def motion_fraction(previous: np.ndarray, current: np.ndarray, threshold: float 
     return float(np.mean(np.abs(diff) > threshold))
 
 
-def local_change(reference: np.ndarray, current: np.ndarray, where: np.ndarray | None = None, block: int = 4) -> float:
+def local_change(reference: np.ndarray, current: np.ndarray, where: np.ndarray | None = None, block: int = 3) -> float:
     """The largest mean change (grey levels) over any ``block`` x ``block`` square of two
     :func:`thumbnail` pictures centred in ``where`` (a mask; anywhere if None), the global
     brightness change removed.
@@ -102,7 +102,7 @@ class StillnessDetector:
         if not moving and self._settled is not None:
             fine = thumbnail(image, CHANGE_WIDTH)
             where = self._where if self._where is not None and self._where.shape == fine.shape else None
-            changed = local_change(self._settled, fine, where, 3) > self.change_limit
+            changed = local_change(self._settled, fine, where) > self.change_limit
             moving, self._changed = changed and self._changed, changed
         if moving:
             self._last_motion, self._settled, self._changed = t, None, False
