@@ -225,13 +225,12 @@ def render_film(game: str, seed: int, plies: int, size: tuple[int, int] | None, 
     scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, rig=rig)
     scene = replace(scene, pose=pinhole(scene.pose))
     looks = int(rng.integers(2**31))  # the materials, lamps and exposure: the same in every picture
-    positions, notations = [board.visible()], []
+    positions = [board.visible()]
     for turn in turns:
-        notations.append(board.turn_notation(turn))
         board.push(turn)
         positions.append(board.visible())
     images = [render(replace(scene, points=p), np.random.default_rng(looks), textures, foreign) for p in positions]
-    return {"game": game, "camera": camera_truth(scene.pose), "turns": notations, "positions": positions}, images
+    return {"game": game, "camera": camera_truth(scene.pose), "turns": board.notations(), "positions": positions}, images
 
 
 def write_time_lapse(images: list[np.ndarray], video: Path, fps: float = 5.0, hold_s: float = 2.0, seed: int = 0) -> None:
