@@ -573,10 +573,11 @@ class Dame100(Board[DameTurn]):
 
     @classmethod
     def from_record(cls, record: "Record") -> "Dame100":
-        """The board a PDN game starts from: its FEN tag's position, or the start position."""
-        from rules.pdn import board_from_fen
+        """The board a PDN game starts from: its FEN tag's position, or the start position
+        (:func:`rules.pdn.start_board`; a game of another GameType is refused)."""
+        from rules.pdn import start_board
 
-        return board_from_fen(record.tags["FEN"]) if "FEN" in record.tags else cls()
+        return start_board(record)
 
     @classmethod
     def write_record(cls, record: "Record") -> str:

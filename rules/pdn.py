@@ -48,6 +48,10 @@ START_FEN = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2
 LINE_WIDTH = 79
 
 _SQUARE = r"(?:\d{1,2}|[a-jA-J](?:10|[1-9]))"
+_ALPHA = r"[a-jA-J](?:10|[1-9])"
+_JOINED = _ALPHA + _ALPHA + r"(?![\w-])"
+"""A move between algebraic squares written without its '-' (``a3b4``), which PDN 3.0
+allows for alphanumeric squares only; it is kept as ``a3-b4``."""
 _TOKEN = re.compile(
     r"""(?P<space>\s+)
     |(?P<tag>\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\])
@@ -56,7 +60,7 @@ _TOKEN = re.compile(
     |(?P<result>(?:""" + "|".join(map(re.escape, RESULTS)) + r""")(?=\s|$|[\[{;)]))
     |(?P<number>\d+\s*\.(?:\s*\.{2,3})?)
     |(?P<move>"""
-    + _SQUARE + r"(?:\s*[-xX:]\s*" + _SQUARE + r""")+)(?P<marks>[!?]*(?:\([!?]+\))?)
+    + _SQUARE + r"(?:\s*[-xX:]\s*" + _SQUARE + r")+|" + _JOINED + r""")(?P<marks>[!?]*(?:\([!?]+\))?)
     |(?P<nag>\$\d+)
     |(?P<open>\()
     |(?P<close>\))""",
@@ -130,7 +134,8 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
         if game is None:
             game = PdnRecord(turns=[])
         if kind == "move":
-            game.turns.append(re.sub(r"\s+", "", m.group("move")))
+            move = re.sub(r"\s+", "", m.group("move"))
+            game.turns.append(re.sub(r"^(" + _ALPHA + ")(" + _ALPHA + ")$", r"\1-\2", move))
         else:  # result
             token = m.group("result")
             game.result = None if token == "*" else token
@@ -248,16 +253,18 @@ def write_games(records: Sequence[Record]) -> str:
 # --- FEN positions ------------------------------------------------------------------------
 def parse_fen(text: str) -> tuple[dict[int, str], Colour]:
     """The pieces (PDN square -> ``"w"``, ``"b"``, ``"ww"``, ``"bb"``) and side to move of a
-    PDN FEN such as ``W:W31-33,K40:B1,2`` (ranges and a trailing ``.`` allowed).
+    PDN FEN such as ``W:W31-33,K40:B1,2`` (ranges and a trailing ``.`` allowed).  A side to
+    move of ``?`` (not known, which PDN 3.0 allows) reads as White; :func:`start_board`
+    settles it by the game's first move.
 
     >>> parse_fen('B:W31,K40:BK1,2-3')
     ({31: 'w', 40: 'ww', 1: 'bb', 2: 'b', 3: 'b'}, 'b')
     """
     fen = text.strip().strip('"').rstrip(".").replace(" ", "")
     parts = fen.split(":")
-    if not parts or parts[0].upper() not in ("W", "B"):
-        raise RecordError(f"FEN {text!r}: must start with W or B (the side to move)")
-    turn: Colour = WHITE if parts[0].upper() == "W" else BLACK
+    if not parts or parts[0].upper() not in ("W", "B", "?"):
+        raise RecordError(f"FEN {text!r}: must start with W or B (the side to move), or ? (not known)")
+    turn: Colour = BLACK if parts[0].upper() == "B" else WHITE
     pieces: dict[int, str] = {}
     for part in parts[1:]:
         if not part:
@@ -311,6 +318,50 @@ def board_from_fen(text: str) -> Dame100:
     return board
 
 
+GAME_TYPES = {"21": "English draughts", "22": "Italian draughts", "23": "American pool checkers",
+              "24": "Spanish draughts", "25": "Russian draughts", "26": "Brazilian draughts",
+              "27": "Canadian draughts", "28": "Portuguese draughts", "29": "Czech draughts",
+              "30": "Turkish draughts", "31": "Thai draughts", "40": "Frisian draughts"}
+"""PDN GameType numbers of other draughts games, for naming the game a record is of."""
+
+
+def check_game_type(record: Record) -> None:
+    """Raise :class:`RecordError` if the record's ``GameType`` tag names another game than
+    international draughts (20; its first field, as in ``20,W,10,10,N1,0``).  A record of
+    English or Russian draughts is refused as such, not by its first move being illegal.
+
+    >>> check_game_type(Record([], tags={"GameType": "21"}))
+    Traceback (most recent call last):
+    rules.record.RecordError: the game is English draughts (GameType "21"), not international draughts (GameType 20)
+    """
+    value = record.tags.get("GameType", "").strip()
+    number = value.split(",")[0].strip()
+    if value and number != "20":
+        name = GAME_TYPES.get(number, "another game")
+        raise RecordError(f'the game is {name} (GameType "{value}"), not international draughts (GameType 20)')
+
+
+def start_board(record: Record) -> Dame100:
+    """The board a PDN game starts from: its FEN tag's position (the side to move of a FEN
+    that gives ``?`` is the one that can play the first move), or the start position.
+    Raises :class:`RecordError` for a game that is not international draughts."""
+    check_game_type(record)
+    if "FEN" not in record.tags:
+        return Dame100()
+    board = board_from_fen(record.tags["FEN"])
+    if record.tags["FEN"].strip().strip('"').startswith("?") and record.turns:
+        try:
+            read_turn(board, record.turns[0], record.turns[1:])
+        except IllegalTurn:
+            black = board_from_fen("B" + record.tags["FEN"].strip().strip('"')[1:])
+            try:
+                read_turn(black, record.turns[0], record.turns[1:])
+                board = black
+            except IllegalTurn:
+                pass  # neither side can: the replay names the move
+    return board
+
+
 def replay(record: Record) -> Dame100:
     """Play a game from its FEN tag (or the start) to its last move, checking every move (a
     capture that may mean several is settled by the moves after it: :func:`rules.record.read_turn`).
@@ -320,7 +371,7 @@ def replay(record: Record) -> Dame100:
     >>> replay(read_game('1. 32-28 19-23 2. 28x19 14x23 *')).material()
     {'w': 20, 'b': 20}
     """
-    board = board_from_fen(record.tags["FEN"]) if "FEN" in record.tags else Dame100()
+    board = start_board(record)
     for i, text in enumerate(record.turns):
         try:
             board.push(read_turn(board, text, record.turns[i + 1:]))

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from conftest import one_line_error
 from rules import IllegalTurn
 from rules.dame import Dame100
 from rules.pdn import (
@@ -241,3 +242,41 @@ def test_an_illegal_move_after_a_capture_written_by_its_ends_is_named_itself():
 def test_a_capture_written_with_a_capital_x_is_read():
     board = replay(read_game("1. 32-28 19-23 2. 28X19 14X23 *"))
     assert board.ply == 4 and board.visible() == replay(read_game("1. 32-28 19-23 2. 28x19 14x23 *")).visible()
+
+
+def test_an_algebraic_move_written_without_its_dash_is_read():
+    """PDN 3.0 lets alphanumeric moves leave out the '-' (the test collection's ``1.a3b4``
+    was 'cannot read' before)."""
+    game = read_game("1. d4e5 19-23 2. e5xc7?! *")
+    assert game.turns == ["d4-e5", "19-23", "e5xc7"]
+    assert replay(read_game("1.d4e5 *")).move_stack[0].path == (32, 28)
+
+
+def test_a_fen_with_an_unknown_side_to_move_takes_the_side_of_the_first_move():
+    """A FEN starting ``?`` (side not known, allowed by PDN 3.0) was refused as 'must start
+    with W or B'; the first move tells whose turn it is."""
+    assert parse_fen("?:W28:B12") == ({28: "w", 12: "b"}, "w")
+    assert board_fen(replay(read_game('[FEN "?:W28:B12"]\n\n1. 12-17 *'))) == "W:W28:B17"
+    assert board_fen(replay(read_game('[FEN "?:W28:B12"]\n\n1. 28-22 *'))) == "B:W22:B12"
+    assert replay(read_game('[FEN "?:W28:B12"]\n\n*')).turn == "w"
+
+
+@pytest.mark.parametrize("tag,name", [("21", "English draughts"), ("25", "Russian draughts"), ("99", "another game")])
+def test_a_game_of_another_game_type_is_refused_by_name(tag, name):
+    """A record tagged GameType 21 (English checkers) was replayed as international draughts
+    and failed on its first move."""
+    with pytest.raises(RecordError, match=f'the game is {name} \\(GameType "{tag}"\\), not international draughts'):
+        replay(read_game(f'[GameType "{tag}"]\n\n1. 11-15 23-19 *'))
+
+
+def test_a_game_type_with_its_attributes_is_international_draughts():
+    assert replay(read_game('[GameType "20,W,10,10,N1,0"]\n\n1. 32-28 19-23 *')).ply == 2
+
+
+def test_cli_refuses_another_game_type_in_one_line(cli, tmp_path):
+    path = tmp_path / "english.pdn"
+    path.write_text('[Event "club"]\n[GameType "21"]\n\n1. 11-15 23-19 2. 8-11 22-17 *\n', encoding="utf-8")
+    assert "English draughts" in one_line_error(cli("rules", "replay", str(path), "--game", "dame100"))
+    run = cli("rules", "replay", str(path), "--game", "dame100", "--all", "--json")
+    assert run.returncode == 1 and "English draughts" in json.loads(run.stdout)[0]["error"]
+
