@@ -280,3 +280,14 @@ def test_cli_refuses_another_game_type_in_one_line(cli, tmp_path):
     run = cli("rules", "replay", str(path), "--game", "dame100", "--all", "--json")
     assert run.returncode == 1 and "English draughts" in json.loads(run.stdout)[0]["error"]
 
+
+def test_cli_says_a_record_without_game_type_may_be_another_game(cli, tmp_path):
+    """An English checkers record with no GameType tag failed with only '11-15 is not legal
+    here'; the message now asks whether it is another draughts game."""
+    path = tmp_path / "untagged.pdn"
+    path.write_text('[Event "club"]\n\n1. 11-15 23-19 *\n', encoding="utf-8")
+    run = cli("rules", "replay", str(path), "--game", "dame100")
+    assert run.returncode == 1 and len(run.stderr.strip().splitlines()) == 1
+    assert "'11-15' is not legal here" in run.stderr and "no GameType tag" in run.stderr
+    run = cli("rules", "replay", str(path), "--game", "dame100", "--all", "--json")
+    assert "no GameType tag" in json.loads(run.stdout)[0]["error"]

@@ -116,13 +116,23 @@ def _record_text(path: Path) -> str:
     return text
 
 
-def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = ()) -> str:
+def foreign_hint(board: Board[Any], record: Record) -> str:
+    """What to add when the first turn of a Dame 100 record without a ``GameType`` tag is
+    illegal: such records are mostly of another draughts game (English, Russian, Czech: 8x8
+    boards) whose first move means nothing on the 10x10 board."""
+    if isinstance(board, Dame100) and "GameType" not in record.tags:
+        return ("; the record has no GameType tag: is it another draughts game (English, Russian, ...)? "
+                "dame100 replays international draughts (GameType 20) only")
+    return ""
+
+
+def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = (), hint: str = "") -> str:
     """Play the ``index``-th turn (0-based) of a record, returning it in canonical notation;
     a turn that may mean several is the one after which the ``later`` turns can be played
     (:func:`rules.record.read_turn`).
 
     Raises :class:`CLIError` (status 1) naming the turn by the record's own number and
-    colour (``turn 15 (black)``), the turn as written and the reason."""
+    colour (``turn 15 (black)``), the turn as written and the reason (and ``hint`` after it)."""
     who = COLOUR_NAMES[board.turn]
     number = turn_number(index, type(board).first_player)
     outcome = board.outcome()
@@ -131,7 +141,7 @@ def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = (
     try:
         turn = read_turn(board, text, later)
     except IllegalTurn as e:
-        raise CLIError(f"turn {number} ({who}) {text!r}: {e}", status=1) from None
+        raise CLIError(f"turn {number} ({who}) {text!r}: {e}{hint}", status=1) from None
     notation = board.turn_notation(turn)
     board.push(turn)
     return notation
@@ -139,7 +149,8 @@ def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = (
 
 def play_record(board: Board[Any], record: Record) -> list[str]:
     """Play every turn of a record; see :func:`play_turn`."""
-    return [play_turn(board, i, text, record.turns[i + 1:]) for i, text in enumerate(record.turns)]
+    hint = foreign_hint(board, record)
+    return [play_turn(board, i, text, record.turns[i + 1:], hint if i == 0 else "") for i, text in enumerate(record.turns)]
 
 
 def _board_after(args: argparse.Namespace) -> Board[Any]:
@@ -162,7 +173,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     turns: list[str] = []
     for i, text in enumerate(record.turns):
         mover = COLOUR_NAMES[board.turn]
-        turns.append(play_turn(board, i, text, record.turns[i + 1:]))
+        turns.append(play_turn(board, i, text, record.turns[i + 1:], foreign_hint(board, record) if i == 0 else ""))
         if args.observations is not None:
             (args.observations / f"{i + 1:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
