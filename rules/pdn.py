@@ -348,18 +348,22 @@ def start_board(record: Record) -> Dame100:
     check_game_type(record)
     if "FEN" not in record.tags:
         return Dame100()
-    board = board_from_fen(record.tags["FEN"])
-    if record.tags["FEN"].strip().strip('"').startswith("?") and record.turns:
-        try:
-            read_turn(board, record.turns[0], record.turns[1:])
-        except IllegalTurn:
-            black = board_from_fen("B" + record.tags["FEN"].strip().strip('"')[1:])
-            try:
-                read_turn(black, record.turns[0], record.turns[1:])
-                board = black
-            except IllegalTurn:
-                pass  # neither side can: the replay names the move
-    return board
+    fen = record.tags["FEN"].strip().strip('"')
+    board = board_from_fen(fen)
+    if fen.startswith("?") and record.turns and not _plays_first(board, record):
+        black = board_from_fen("B" + fen[1:])
+        if _plays_first(black, record):
+            return black
+    return board  # White's, or neither side can: the replay names the move
+
+
+def _plays_first(board: Dame100, record: Record) -> bool:
+    """Whether the record's first move can be played on ``board``."""
+    try:
+        read_turn(board, record.turns[0], record.turns[1:])
+    except IllegalTurn:
+        return False
+    return True
 
 
 def replay(record: Record) -> Dame100:
