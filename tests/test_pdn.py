@@ -291,3 +291,15 @@ def test_cli_says_a_record_without_game_type_may_be_another_game(cli, tmp_path):
     assert "'11-15' is not legal here" in run.stderr and "no GameType tag" in run.stderr
     run = cli("rules", "replay", str(path), "--game", "dame100", "--all", "--json")
     assert "no GameType tag" in json.loads(run.stdout)[0]["error"]
+
+
+def test_a_fen_man_on_its_crowning_row_is_named_by_its_square_number():
+    """An English checkers problem set up as ``W:W18,K15,1:BK30,K26,2`` (a white man on 1)
+    was refused as 'a white man on b10 would have been crowned': the board's name for a
+    square the FEN calls 1."""
+    with pytest.raises(RecordError, match=r"FEN 'W:W18,K15,1:BK30,K26,2\.': a white man on square 1 would have been "
+                                          r"crowned \(a man on the far row is a king, K1\)"):
+        parse_fen("W:W18,K15,1:BK30,K26,2.")
+    with pytest.raises(RecordError, match="a black man on square 46 would have been crowned"):
+        parse_fen("B:W30:B44-47")
+    assert parse_fen("W:WK1,31:B45,K46") == ({1: "ww", 31: "w", 45: "b", 46: "bb"}, "w")
