@@ -303,3 +303,18 @@ def test_a_fen_man_on_its_crowning_row_is_named_by_its_square_number():
     with pytest.raises(RecordError, match="a black man on square 46 would have been crowned"):
         parse_fen("B:W30:B44-47")
     assert parse_fen("W:WK1,31:B45,K46") == ({1: "ww", 31: "w", 45: "b", 46: "bb"}, "w")
+
+
+def test_cli_says_an_untagged_record_with_an_impossible_set_up_may_be_another_game(cli, tmp_path):
+    """An English checkers problem with no GameType tag whose FEN has a white man on square 1
+    was refused for the man alone; the message now asks whether it is another draughts game,
+    as for an illegal first move.  A record tagged GameType 20 gets no such question."""
+    path = tmp_path / "problem.pdn"
+    path.write_text('[Event "problem"]\n[FEN "W:W18,K15,1:BK30,K26,2."]\n0-1\n', encoding="utf-8")
+    line = one_line_error(cli("rules", "replay", str(path), "--game", "dame100"))
+    assert "a white man on square 1 would have been crowned" in line and "no GameType tag" in line
+    run = cli("rules", "replay", str(path), "--game", "dame100", "--all", "--json")
+    assert run.returncode == 1 and "no GameType tag" in json.loads(run.stdout)[0]["error"]
+    path.write_text('[GameType "20"]\n[FEN "W:W18,K15,1:BK30,K26,2."]\n0-1\n', encoding="utf-8")
+    line = one_line_error(cli("rules", "replay", str(path), "--game", "dame100"))
+    assert "square 1 would have been crowned" in line and "GameType" not in line

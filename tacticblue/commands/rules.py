@@ -118,8 +118,9 @@ def _record_text(path: Path) -> str:
 
 def foreign_hint(board: Board[Any], record: Record) -> str:
     """What to add when the first turn of a Dame 100 record without a ``GameType`` tag is
-    illegal: such records are mostly of another draughts game (English, Russian, Czech: 8x8
-    boards) whose first move means nothing on the 10x10 board."""
+    illegal, or its set-up position impossible: such records are mostly of another draughts
+    game (English, Russian, Czech: 8x8 boards) whose first move or position means nothing on
+    the 10x10 board."""
     if isinstance(board, Dame100) and "GameType" not in record.tags:
         return ("; the record has no GameType tag: is it another draughts game (English, Russian, ...)? "
                 "dame100 replays international draughts (GameType 20) only")
@@ -206,11 +207,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def start_board(args: argparse.Namespace, record: Record) -> Board[Any]:
-    """The board a record's game starts from (a PDN set-up position where it gives one)."""
+    """The board a record's game starts from (a PDN set-up position where it gives one).  A
+    set-up position that cannot be the game's is refused with :func:`foreign_hint`'s question
+    too: an English checkers problem's FEN has men where a Dame 100 man would be a king."""
+    board = new_game(args.game)
     try:
-        return type(new_game(args.game)).from_record(record)
+        return type(board).from_record(record)
     except ValueError as e:
-        raise CLIError(f"{args.record}: {e}") from None
+        raise CLIError(f"{args.record}: {e}{foreign_hint(board, record)}") from None
 
 
 def final_outcome(board: Board[Any], record: Record) -> Outcome | None:
