@@ -265,8 +265,8 @@ class Dame100(Board[DameTurn]):
                                  "empty, a man ('w', 'b') or a king ('ww', 'bb')")
             sq[n] = CODE_OF[stack]
             if sq[n] in (W_BIT, B_BIT) and n in PROMOTION_ROW[sq[n]]:
-                raise ValueError(f"a {COLOUR_NAMES[COLOUR_OF_BIT[sq[n]]]} man on {NAME_OF_SQUARE[n]} would have been "
-                                 f"crowned: a man on the far row is a king ({stack * 2!r})")
+                raise ValueError(f"a {COLOUR_NAMES[COLOUR_OF_BIT[sq[n]]]} man on square {n} ({NAME_OF_SQUARE[n]}) "
+                                 f"would have been crowned: a man on the far row is a king ({stack * 2!r})")
             if sq[n]:
                 pieces[sq[n] & 3].add(n)
         for bit, colour in ((W_BIT, WHITE), (B_BIT, BLACK)):

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 from rules.base import BLACK, WHITE, Colour, IllegalTurn
-from rules.dame import B_BIT, NAME_OF_SQUARE, PROMOTION_ROW, W_BIT, Dame100
+from rules.dame import NAME_OF_SQUARE, Dame100
 from rules.record import Record, RecordError, read_turn
 
 RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
@@ -251,17 +251,11 @@ def write_games(records: Sequence[Record]) -> str:
 
 
 # --- FEN positions ------------------------------------------------------------------------
-_CROWNING_ROW = {"W": PROMOTION_ROW[W_BIT], "B": PROMOTION_ROW[B_BIT]}
-"""The squares where a man of each FEN colour is crowned: a FEN man there is no position of
-the game, and most often a sign of an 8x8 record (English checkers' white men on 1-4)."""
-
-
 def parse_fen(text: str) -> tuple[dict[int, str], Colour]:
     """The pieces (PDN square -> ``"w"``, ``"b"``, ``"ww"``, ``"bb"``) and side to move of a
     PDN FEN such as ``W:W31-33,K40:B1,2`` (ranges and a trailing ``.`` allowed).  A side to
     move of ``?`` (not known, which PDN 3.0 allows) reads as White; :func:`start_board`
-    settles it by the game's first move.  A man on the row where it would be crowned is
-    refused, naming the square as the FEN does (the board would name it ``b10``).
+    settles it by the game's first move.
 
     >>> parse_fen('B:W31,K40:BK1,2-3')
     ({31: 'w', 40: 'ww', 1: 'bb', 2: 'b', 3: 'b'}, 'b')
@@ -290,10 +284,6 @@ def parse_fen(text: str) -> tuple[dict[int, str], Colour]:
             for n in range(lo, hi + 1):
                 if n in pieces:
                     raise RecordError(f"FEN {text!r}: square {n} is given twice")
-                if not king and n in _CROWNING_ROW[colour]:
-                    side = "white" if colour == "W" else "black"
-                    raise RecordError(f"FEN {text!r}: a {side} man on square {n} would have been crowned "
-                                      f"(a man on the far row is a king, K{n})")
                 pieces[n] = colour.lower() * (2 if king else 1)
     return pieces, turn
 

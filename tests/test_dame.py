@@ -270,7 +270,7 @@ def test_random_games_keep_every_invariant(data):
 
 
 def test_set_up_refuses_what_cannot_stand_on_the_board():
-    with pytest.raises(ValueError, match="white man on d10 would have been crowned"):
+    with pytest.raises(ValueError, match=r"white man on square 2 \(d10\) would have been crowned"):
         board_with({"d10": "w"})
     with pytest.raises(ValueError, match="holds 'wb'"):
         board_with({"d4": "wb"})

@@ -293,15 +293,14 @@ def test_cli_says_a_record_without_game_type_may_be_another_game(cli, tmp_path):
     assert "no GameType tag" in json.loads(run.stdout)[0]["error"]
 
 
-def test_a_fen_man_on_its_crowning_row_is_named_by_its_square_number():
+def test_a_fen_man_on_its_crowning_row_is_named_by_its_square_number_too():
     """An English checkers problem set up as ``W:W18,K15,1:BK30,K26,2`` (a white man on 1)
     was refused as 'a white man on b10 would have been crowned': the board's name for a
     square the FEN calls 1."""
-    with pytest.raises(RecordError, match=r"FEN 'W:W18,K15,1:BK30,K26,2\.': a white man on square 1 would have been "
-                                          r"crowned \(a man on the far row is a king, K1\)"):
-        parse_fen("W:W18,K15,1:BK30,K26,2.")
-    with pytest.raises(RecordError, match="a black man on square 46 would have been crowned"):
-        parse_fen("B:W30:B44-47")
+    with pytest.raises(ValueError, match=r"a white man on square 1 \(b10\) would have been crowned"):
+        board_from_fen("W:W18,K15,1:BK30,K26,2.")
+    with pytest.raises(ValueError, match=r"a black man on square 46 \(a1\) would have been crowned"):
+        board_from_fen("B:W30:B44-47")
     assert parse_fen("W:WK1,31:B45,K46") == ({1: "ww", 31: "w", 45: "b", 46: "bb"}, "w")
 
 
@@ -312,9 +311,9 @@ def test_cli_says_an_untagged_record_with_an_impossible_set_up_may_be_another_ga
     path = tmp_path / "problem.pdn"
     path.write_text('[Event "problem"]\n[FEN "W:W18,K15,1:BK30,K26,2."]\n0-1\n', encoding="utf-8")
     line = one_line_error(cli("rules", "replay", str(path), "--game", "dame100"))
-    assert "a white man on square 1 would have been crowned" in line and "no GameType tag" in line
+    assert "a white man on square 1 (b10) would have been crowned" in line and "no GameType tag" in line
     run = cli("rules", "replay", str(path), "--game", "dame100", "--all", "--json")
     assert run.returncode == 1 and "no GameType tag" in json.loads(run.stdout)[0]["error"]
     path.write_text('[GameType "20"]\n[FEN "W:W18,K15,1:BK30,K26,2."]\n0-1\n', encoding="utf-8")
     line = one_line_error(cli("rules", "replay", str(path), "--game", "dame100"))
-    assert "square 1 would have been crowned" in line and "GameType" not in line
+    assert "square 1 (b10) would have been crowned" in line and "GameType" not in line
