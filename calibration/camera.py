@@ -104,6 +104,13 @@ class BoardPose:
         xyz = np.array([[x, y, height_mm] for x, y in pos.values()])
         return {n: (float(u), float(v)) for n, (u, v) in zip(pos, self.project(xyz))}
 
+    def px_per_mm(self) -> float:
+        """How many pixels a millimetre of the board is at its centre (the root of a square
+        millimetre's area in the picture): how large the frame shows the board."""
+        o, x, y = self.project(np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]))
+        (a, b), (c, d) = x - o, y - o
+        return float(np.sqrt(abs(a * d - b * c)))
+
     def camera_position_mm(self) -> np.ndarray:
         """The camera centre in the board frame."""
         R, _ = cv2.Rodrigues(self.rvec)

@@ -20,6 +20,7 @@ import numpy as np
 from calibration.camera import BoardPose
 from rules.geometry import board_outline_mm
 from vision.board_model import board_model
+from vision.stacks import TUNED_PX_PER_MM
 
 SKIN_CR = (135, 180)
 SKIN_CB = (75, 130)
@@ -80,18 +81,22 @@ class HandFinder:
         x1, y1 = np.clip(np.ceil(outline.max(0)).astype(int) + 1, [x0 + 1, y0 + 1], [w, h])
         self.box = int(x0), int(y0), int(x1), int(y1)
         """The board's part of the frame (x0, y0, x1, y1), where hands are looked for."""
-        self.region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        self.scale = min(1.0, TUNED_PX_PER_MM / pose.px_per_mm())
+        """How much the box is shrunk to be looked at (:data:`vision.stacks.TUNED_PX_PER_MM`); the rest of
+        the finder's pixels are those of the shrunk box."""
+        size = (max(1, round((x1 - x0) * self.scale)), max(1, round((y1 - y0) * self.scale)))
+        self.region = np.zeros(size[::-1], np.uint8)
         """Within the box, 255 on the board."""
-        cv2.fillPoly(self.region, [np.round(outline - [x0, y0]).astype(np.int32)], 255)
+        cv2.fillPoly(self.region, [np.round((outline - [x0, y0]) * self.scale).astype(np.int32)], 255)
         if min_area_px is None:
             c = pose.project(np.array([[0.0, 0.0, 0.0], [pose.spec.piece_diameter_mm / 2, 0.0, 0.0]]))
             min_area_px = 4 * np.pi * float(np.hypot(*(c[1] - c[0]))) ** 2
-        self.min_area_px = min_area_px
+        self.min_area_px = min_area_px * self.scale ** 2
         centres, normals = line_probes(pose)
-        centres = centres - [x0, y0]
-        inside = (centres[:, 0] >= 0) & (centres[:, 0] < x1 - x0) & (centres[:, 1] >= 0) & (centres[:, 1] < y1 - y0)
+        centres = (centres - [x0, y0]) * self.scale
+        inside = (centres >= 0).all(axis=1) & (centres[:, 0] < size[0]) & (centres[:, 1] < size[1])
         self.centres, self.normals = centres[inside], normals[inside]
-        """The line probes (:func:`line_probes`) inside the box, in its pixels."""
+        """The line probes (:func:`line_probes`) inside the box, in the shrunk box's pixels."""
 
     def mask(self, image: np.ndarray) -> np.ndarray:
         """Pixels (bool, image size) of a hand or arm over the board in a BGR frame; all False
@@ -99,6 +104,8 @@ class HandFinder:
         h, w = image.shape[:2]
         x0, y0, x1, y1 = self.box
         crop = image[y0:y1, x0:x1]
+        if self.scale < 1.0:
+            crop = cv2.resize(crop, self.region.shape[::-1], interpolation=cv2.INTER_AREA)
         skin = (_skin(cv2.cvtColor(crop, cv2.COLOR_BGR2YCrCb)) & (self.region > 0)).astype(np.uint8)
         skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
         out = np.zeros((h, w), bool)
@@ -122,8 +129,8 @@ class HandFinder:
         count, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
         hands = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= self.min_area_px]
         if hands:
-            mask = cv2.dilate(np.isin(labels, hands).astype(np.uint8), np.ones((MARGIN_PX, MARGIN_PX), np.uint8)) > 0
-            out[y0:y1, x0:x1] = mask
+            mask = cv2.dilate(np.isin(labels, hands).astype(np.uint8), np.ones((MARGIN_PX, MARGIN_PX), np.uint8))
+            out[y0:y1, x0:x1] = cv2.resize(mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST) > 0
         return out
 
 

@@ -54,6 +54,16 @@ samples them (:data:`FRONT_HEIGHTS`), 44).  With rounded rims, on 695 held-out s
 renderer (seven games, seeds 7 and 8 at 1280x720, seed 72 at 640x480) 0.5 and 0.7 read 112
 points wrong where 0.45 and 0.75 read 116 (0.55 and 0.7: 115; 0.5 and 0.8: 116; 0.4 and 0.6:
 130), and the same 66 on 405 of POV-Ray's and on slate."""
+TUNED_PX_PER_MM = 2.0
+"""The most pixels per millimetre of the board (:meth:`calibration.camera.BoardPose.px_per_mm`)
+at which the frame is looked at where constants in pixels decide: a larger picture is shrunk
+to it for the frame's sharpness (:attr:`FrameSamples.sharpness`) and for finding a hand
+(:class:`vision.hands.HandFinder`).  Those constants were measured on frames of 0.7-1.9 px/mm
+(640x480 to 1280x720 of the whole board).  At 3840x2160 (3.9-5.3 px/mm) the same rendered
+scenes looked softer per pixel, 7 of 90 under :data:`vision.reader.SURE_SHARPNESS` (none at
+1280x720), so every confidence was lowered, and on 2 of 30 a hand was found where there was
+none (printed lines wider than :data:`vision.hands.LINE_REACH_PX`), the points behind it
+unread: a phone's 12-megapixel photo of the board would fare the same."""
 RADIAL_MM = np.arange(-3.5, 3.51, 0.5)
 """Offsets (mm) around an expected outline where its edge is looked for: discs sit a
 few millimetres off their point (:mod:`vision.placement` finds where)."""
@@ -447,8 +457,7 @@ class StackModel:
         smooth = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
         grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY).astype(np.float32)
         dx, dy = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-        # Every fourth pixel of every fourth row: as many pixels as a small picture, enough for percentiles.
-        steepest = float(np.percentile(cv2.magnitude(dx[::4, ::4], dy[::4, ::4]), 99)) / 8.0
+        steepest = _steepest(grey, dx, dy, min(1.0, TUNED_PX_PER_MM / self.pose.px_per_mm()))
         low, high = np.percentile(grey[::4, ::4], [5, 95])
         spread = max(float(high - low), 1.0)
         colour = cv2.remap(smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -521,6 +530,16 @@ class Crop:
         colour = cv2.remap(self.smooth if smoothed else self.image, where, None, cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_REPLICATE)
         return colour.reshape(-1, 3).astype(np.float32)
+
+
+def _steepest(grey: np.ndarray, dx: np.ndarray, dy: np.ndarray, shrink: float) -> float:
+    """The 99th percentile of the gradient (grey levels per pixel) of ``grey`` (its Sobel
+    derivatives ``dx``, ``dy``) shrunk by ``shrink`` (:data:`TUNED_PX_PER_MM`)."""
+    if shrink < 1.0:
+        grey = cv2.resize(grey, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+        dx, dy = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    # Every fourth pixel of every fourth row: as many pixels as a small picture, enough for percentiles.
+    return float(np.percentile(cv2.magnitude(dx[::4, ::4], dy[::4, ::4]), 99)) / 8.0
 
 
 @dataclass(frozen=True)
