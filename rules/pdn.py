@@ -95,6 +95,8 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
             line = text.count("\n", 0, pos) + 1
             if text[pos] == "{":  # the comment token needs its '}'
                 raise RecordError(f"line {line}: comment '{{' is never closed")
+            if text[pos] == "}":
+                raise RecordError(f"line {line}: '}}' closes no comment (PDN comments do not nest)")
             bad = text[pos:].split(None, 1)[0][:30]
             raise RecordError(f"line {line}: cannot read {bad!r} as PDN")
         pos = m.end()

@@ -123,9 +123,11 @@ def test_unreadable_pdn_is_named(text, message):
     ("[Event \"x\"]\n\n1. 32-28 {a sharp\nmove 19-23 2. 33-29 *", "line 3: comment '{' is never closed"),
     ("1. 32-28 19-23\n2. 33-29 (2. 34-30 {what if} 23-29\n3. 28x19 *", "line 2: variation '(' is never closed"),
     ("1. 32-28 (1. 33-28 (1. 31-27)\n19-23 *", "line 1: variation '(' is never closed"),
+    ("1. 32-28 19-23\n2. 33-29 {sharp {very} } *", "line 2: '}' closes no comment (PDN comments do not nest)"),
 ])
 def test_an_unclosed_comment_or_variation_is_named_with_its_line(text, message):
-    """An unclosed '{' said only "cannot read '{a' as PDN", an unclosed '(' gave no line."""
+    """An unclosed '{' said only "cannot read '{a' as PDN", an unclosed '(' gave no line, a
+    comment nested in another "cannot read '}' as PDN"."""
     with pytest.raises(RecordError, match=re.escape(message)):
         read_game(text)
 
