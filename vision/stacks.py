@@ -172,6 +172,8 @@ class StackModel:
         self.pose = pose
         self.geometry = geometry
         self.max_height = max(1, int(max_height))
+        self.shrink = min(1.0, TUNED_PX_PER_MM / pose.px_per_mm())
+        """How much a frame is shrunk to measure its sharpness (:data:`TUNED_PX_PER_MM`)."""
         spec = pose.spec
         self.radius_mm = spec.piece_diameter_mm / 2
         self.layer_mm = spec.piece_height_mm
@@ -457,7 +459,7 @@ class StackModel:
         smooth = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
         grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY).astype(np.float32)
         dx, dy = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-        steepest = _steepest(grey, dx, dy, min(1.0, TUNED_PX_PER_MM / self.pose.px_per_mm()))
+        steepest = _steepest(grey, dx, dy, self.shrink)
         low, high = np.percentile(grey[::4, ::4], [5, 95])
         spread = max(float(high - low), 1.0)
         colour = cv2.remap(smooth, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
