@@ -47,11 +47,12 @@ RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
 START_FEN = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
 LINE_WIDTH = 79
 
-_SQUARE = r"(?:\d{1,2}|[a-jA-J](?:10|[1-9]))"
 _ALPHA = r"[a-jA-J](?:10|[1-9])"
+_SQUARE = r"(?:\d{1,2}|" + _ALPHA + ")"
 _JOINED = _ALPHA + _ALPHA + r"(?![\w-])"
 """A move between algebraic squares written without its '-' (``a3b4``), which PDN 3.0
-allows for alphanumeric squares only; it is kept as ``a3-b4``."""
+allows for alphanumeric squares only; it is kept as ``a3-b4`` (:data:`_JOINED_MOVE`)."""
+_JOINED_MOVE = re.compile("^(" + _ALPHA + ")(" + _ALPHA + ")$")
 _TOKEN = re.compile(
     r"""(?P<space>\s+)
     |(?P<tag>\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\])
@@ -137,7 +138,7 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
             game = PdnRecord(turns=[])
         if kind == "move":
             move = re.sub(r"\s+", "", m.group("move"))
-            game.turns.append(re.sub(r"^(" + _ALPHA + ")(" + _ALPHA + ")$", r"\1-\2", move))
+            game.turns.append(_JOINED_MOVE.sub(r"\1-\2", move))
         else:  # result
             token = m.group("result")
             game.result = None if token == "*" else token
