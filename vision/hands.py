@@ -20,7 +20,7 @@ import numpy as np
 from calibration.camera import BoardPose
 from rules.geometry import board_outline_mm
 from vision.board_model import board_model
-from vision.stacks import TUNED_PX_PER_MM
+from vision.stacks import tuned_scale
 
 SKIN_CR = (135, 180)
 SKIN_CB = (75, 130)
@@ -81,7 +81,7 @@ class HandFinder:
         x1, y1 = np.clip(np.ceil(outline.max(0)).astype(int) + 1, [x0 + 1, y0 + 1], [w, h])
         self.box = int(x0), int(y0), int(x1), int(y1)
         """The board's part of the frame (x0, y0, x1, y1), where hands are looked for."""
-        self.scale = min(1.0, TUNED_PX_PER_MM / pose.px_per_mm())
+        self.scale = tuned_scale(pose)
         """How much the box is shrunk to be looked at (:data:`vision.stacks.TUNED_PX_PER_MM`); the rest of
         the finder's pixels are those of the shrunk box."""
         size = (max(1, round((x1 - x0) * self.scale)), max(1, round((y1 - y0) * self.scale)))

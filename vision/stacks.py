@@ -64,6 +64,14 @@ scenes looked softer per pixel, 7 of 90 under :data:`vision.reader.SURE_SHARPNES
 1280x720), so every confidence was lowered, and on 2 of 30 a hand was found where there was
 none (printed lines wider than :data:`vision.hands.LINE_REACH_PX`), the points behind it
 unread: a phone's 12-megapixel photo of the board would fare the same."""
+
+
+def tuned_scale(pose: BoardPose) -> float:
+    """How much a frame taken with ``pose`` is shrunk where constants in pixels decide
+    (:data:`TUNED_PX_PER_MM`; 1 for a frame that shows the board no larger)."""
+    return min(1.0, TUNED_PX_PER_MM / pose.px_per_mm())
+
+
 RADIAL_MM = np.arange(-3.5, 3.51, 0.5)
 """Offsets (mm) around an expected outline where its edge is looked for: discs sit a
 few millimetres off their point (:mod:`vision.placement` finds where)."""
@@ -172,7 +180,7 @@ class StackModel:
         self.pose = pose
         self.geometry = geometry
         self.max_height = max(1, int(max_height))
-        self.shrink = min(1.0, TUNED_PX_PER_MM / pose.px_per_mm())
+        self.shrink = tuned_scale(pose)
         """How much a frame is shrunk to measure its sharpness (:data:`TUNED_PX_PER_MM`)."""
         spec = pose.spec
         self.radius_mm = spec.piece_diameter_mm / 2
