@@ -128,7 +128,7 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
             # A tag after moves, or one the game has already (a game of tags alone, with
             # no result, before it: a tag section names a tag once), starts the next game.
             if game is not None and (game.turns or game.move_comments or m.group("name") in game.tags):
-                yield game
+                yield _tagged_result(game)
                 game = None
             if game is None:
                 game = PdnRecord(turns=[])
@@ -147,7 +147,22 @@ def iter_games(text: str) -> Iterator[PdnRecord]:
     if opened:
         raise RecordError(f"line {text.count(chr(10), 0, opened[0]) + 1}: variation '(' is never closed")
     if game is not None:
-        yield game
+        yield _tagged_result(game)
+
+
+def _tagged_result(game: PdnRecord) -> PdnRecord:
+    """``game`` with its last move taken for its result where it is written as its ``Result``
+    tag is and has no result of its own: match points out of more than a game's 2
+    (``[Result "4-6"]`` ... ``13-19 4-6``), which are no PDN result and would read as a move.
+
+    >>> g = read_game('[Result "4-6"] 1. 32-28 19-23 4-6')
+    >>> g.turns, g.result
+    (['32-28', '19-23'], '4-6')
+    """
+    tag = game.tags.get("Result", "").strip()
+    if game.result is None and game.turns and game.turns[-1] == tag and re.fullmatch(r"\d+-\d+", tag):
+        game.result = game.turns.pop()
+    return game
 
 
 def split_games(text: str) -> list[tuple[int, str]]:

@@ -65,6 +65,17 @@ class Record:
             return None
         return f"the Result tag says {tag!r} but the moves end with {self.result!r}"
 
+    def result_warnings(self) -> list[str]:
+        """What is wrong with the results the record states: :meth:`result_conflict`, and a
+        result that states no outcome the rules know (kept as written).
+
+        >>> Record([], "4-6", tags={"Result": "4-6"}).result_warnings()
+        ["the result '4-6' states no win, draw or loss (kept as written, not checked)"]
+        """
+        said = self.stated_result()
+        unread = f"the result {said!r} states no win, draw or loss (kept as written, not checked)"
+        return [w for w in (self.result_conflict(), unread if said and parse_result(said) is None else None) if w]
+
     def format(self, first_player: Colour = WHITE) -> str:
         """The record as text, numbered like the rulebook (White's column first); a comment
         not marked ``#`` yet is marked."""

@@ -309,6 +309,20 @@ def test_a_result_tag_stands_for_a_missing_result_and_one_that_disagrees_is_warn
     assert run.stderr.strip() == "warning: the Result tag says '0-1' but the moves end with '1/2-1/2'"
 
 
+def test_match_points_written_as_the_result_are_kept_and_warned_of_not_played(cli, tmp_path: Path) -> None:
+    """A tournament scored in match points out of 10 (the 2007 DUWO Mini-WK in the public PDN
+    test collection) writes ``4-6`` where PDN writes ``0-2``: as its Result tag says, it ends
+    the game; before, it was played as a move from square 4 to 6 and the record was illegal."""
+    pdn = tmp_path / "match.pdn"
+    pdn.write_text('[White "Chizhov"]\n[Black "Valneris"]\n[Result "4-6"]\n\n'
+                   '01. 34-29  18-22 02. 32-28  16-21 03. 31-26  11-16 4-6\n')
+    run = cli("rules", "replay", pdn, "--game", "dame100", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["turns"][-1] == "11-16" and len(data["turns"]) == 6 and data["result"] is None
+    assert data["warnings"] == ["the result '4-6' states no win, draw or loss (kept as written, not checked)"]
+
+
 def test_a_pdn_game_both_lost_is_reported_as_recorded(cli, tmp_path: Path) -> None:
     """0-0 in PDN: both players lose (both forfeited, or both over the time limit)."""
     path = tmp_path / "both.pdn"

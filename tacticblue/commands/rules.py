@@ -180,7 +180,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"{turn_number(i, type(board).first_player):>3}. {mover:<5} {turns[-1]}")
     outcome = final_outcome(board, record)
-    warnings = [w for w in [record.result_conflict()] if w]
+    warnings = record.result_warnings()
     if args.json:
         print_json({
             "game": args.game,
@@ -272,7 +272,7 @@ def _check_all(args: argparse.Namespace, records: list[Record | CLIError]) -> in
             entry.update(legal=True, result=outcome.to_json() if outcome else None)
         except CLIError as e:
             entry.update(legal=False, error=str(e))
-        entry["warnings"] = [w for w in [record.result_conflict()] if w]
+        entry["warnings"] = record.result_warnings()
         results.append(entry)
         if not args.json:
             what = (f"{entry['turns']} turns, " + (entry["result"]["reason"] if entry["result"] else "unfinished")
