@@ -113,7 +113,7 @@ changes Dame 100 alone: a glossy black man whose top mirrors the lamp is no long
 surely (full stacks right .9960 -> .9964, sure and wrong .0008 -> .0006).  On 40 scenes of each
 of 14 camera effects (tone curves, colour casts, blur, noise, JPEG, vignetting) Dame 100's sure
 and wrong points go from up to .0015 to none, and two other games lose one unsure point each."""
-NET_DOUBT = 0.5
+NET_DOUBT = 0.75
 """A stack's confidence is multiplied by the patch net's probability of the height read, as a
 share of that of the height it finds likeliest, to this power, where the net was asked
 (:data:`vision.heights.PATCH_NEEDED_NATS`): the net never makes a reading
@@ -121,7 +121,12 @@ surer (:func:`vision.heights.read_heights`), but where it sees another height th
 less sure.  On the benchmark's 700 scenes of the stacking and draughts games (seed 7) the
 stacks read wrong with a confidence of 0.6 or more went from 8 to 5 (mixed 2-stacks seen
 from about 60 degrees, their lower disc missed), and 36 of 11,233 right ones became unsure;
-benchmarks/turns.py left 3 turns fewer to the players on seeds 3 and 4, none more on 1 and 2."""
+benchmarks/turns.py left 3 turns fewer to the players on seeds 3 and 4, none more on 1 and 2.
+That was 0.5, with the net's word on the patch as cut alone; its word averaged over
+:data:`vision.stack_net.VIEWS` is less sure where the views disagree, and the benchmark's
+abande-7-0045 d2 (a ``wb`` read ``b``, the net 0.87 sure of two discs as cut, 0.13 a pixel
+aside) was sure at 0.61.  At 0.75 it is 0.54, and on six held-out sets (1,100 pictures) the
+points read wrong but sure stay 4 and those read right but unsure 5,870 (5,869 at 0.5)."""
 NET_COLOUR_DOUBT = 0.5
 """A stack's confidence is multiplied by the patch net's probability of the top colour read, as
 a share of that of the colour it finds likelier, to this power, that share taken as at least

@@ -119,11 +119,33 @@ def patch_frames(model: StackModel) -> tuple[np.ndarray, np.ndarray]:
     return maps, np.hypot(*up.T) / radius
 
 
-def cut_patches(image: np.ndarray, maps: np.ndarray) -> np.ndarray:
+def cut_patches(image: np.ndarray, maps: np.ndarray, margin: int = 0) -> np.ndarray:
     """The BGR patches (points x height x width x 3, uint8) of ``image`` under ``maps``
-    (:func:`patch_frames`)."""
-    return np.stack([cv2.warpAffine(image, m, PATCH_SIZE, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                     for m in maps]) if len(maps) else np.zeros((0, PATCH_SIZE[1], PATCH_SIZE[0], 3), np.uint8)
+    (:func:`patch_frames`), ``margin`` pixels wider on either side."""
+    width, height = PATCH_SIZE[0] + 2 * margin, PATCH_SIZE[1]
+    if not len(maps):
+        return np.zeros((0, height, width, 3), np.uint8)
+    wider = maps + [[0.0, 0.0, margin], [0.0, 0.0, 0.0]]
+    return np.stack([cv2.warpAffine(image, m, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                     for m in wider])
+
+
+VIEWS: tuple[tuple[int, bool], ...] = ((0, False), (0, True), (-1, False), (1, False))
+"""The views of a point's patch whose heights' log-probabilities the net averages where the
+patch as cut leaves it unsure (:data:`VIEWS_BELOW_NATS`): (shift across, pixels; mirrored).
+A stack looks the same mirrored and a pixel aside, but the net errs a little differently on
+each.  On six held-out sets (1,100 pictures: our renderer at 1280x720, 640x480, seen steeply
+and on slate, POV-Ray's, level and with boards printed in styles of their own) the reader read
+160 points wrong with the patch as cut alone, 146 with its mirror image too, 142 with these
+four views on every point (sure and wrong: 4, 5, 4); views scaled by 5%, or moved a pixel up
+and down as well, read 147-151.  The top's colour is read on the patch as cut."""
+VIEWS_BELOW_NATS = 5.0
+"""The net's word on a patch as cut is averaged with :data:`VIEWS` where it favours its
+likeliest height over the next by less than this (nats).  On the six sets 143 points were read
+wrong (38, 29, 22, 9, 20, 25 against 43, 29, 24, 9, 26, 29 with no other view; sure and wrong
+4), 150 with 2 nats, 142 with 8 or with every point.  Under 5 nats are 2% of the points asked
+about in Attangle square and Dame 100 pictures and 6-12% in Abande and Accasta ones (15 held-out
+pictures each): the views cost little where a frame asks about every point."""
 
 
 def net_input(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
@@ -154,7 +176,8 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
                           ) -> tuple[np.ndarray, np.ndarray]:
     """What the net makes of every point's picture in ``image`` (``maps`` and ``rise``:
     :func:`patch_frames`): the log-probabilities of the heights 0..``max_height`` a game builds
-    (points x (max_height + 1)), and of the top disc being white or black, were there one
+    (points x (max_height + 1); averaged over :data:`VIEWS` of the picture where the one as
+    cut leaves the net unsure), and of the top disc being white or black, were there one
     (points x 2).
 
     The top colour doubts the reader's (:data:`vision.reader.NET_COLOUR_DOUBT`) and has a
@@ -165,9 +188,25 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
     read right."""
     if not len(maps):
         return np.zeros((0, max_height + 1)), np.zeros((0, 2))
+    margin = max(abs(dx) for dx, _ in VIEWS)
+    wide = cut_patches(image, maps, margin)
+    views = [wide[:, :, margin + dx:margin + dx + PATCH_SIZE[0]][:, :, ::-1 if mirrored else 1]
+             for dx, mirrored in VIEWS]
+    scores = _scores(views[0], rise)
+    heights = log_softmax(scores[:, :max_height + 1])
+    ranked = np.sort(heights, axis=1)
+    again = np.flatnonzero(ranked[:, -1] - ranked[:, -2] < VIEWS_BELOW_NATS)
+    if len(again):
+        more = _scores(np.concatenate([v[again] for v in views[1:]]), np.tile(rise[again], len(views) - 1))
+        each = log_softmax(more[:, :max_height + 1]).reshape(len(views) - 1, len(again), -1)
+        heights[again] = log_softmax((heights[again] + each.sum(axis=0)) / len(views))
+    return heights, log_softmax(scores[:, HEIGHTS + 1:HEIGHTS + 3])
+
+
+def _scores(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
+    """The net's raw scores (points x (:data:`HEIGHTS` + 3)) of BGR ``patches``."""
     net = _net()
-    scores = net.run(None, {net.get_inputs()[0].name: net_input(cut_patches(image, maps), rise)})[0].astype(np.float64)
-    return log_softmax(scores[:, :max_height + 1]), log_softmax(scores[:, HEIGHTS + 1:HEIGHTS + 3])
+    return net.run(None, {net.get_inputs()[0].name: net_input(patches, rise)})[0].astype(np.float64)
 
 
 class PatchHeights:
