@@ -137,8 +137,10 @@ A stack looks the same mirrored and a pixel aside, but the net errs a little dif
 each.  On six held-out sets (1,100 pictures: our renderer at 1280x720, 640x480, seen steeply
 and on slate, POV-Ray's, level and with boards printed in styles of their own) the reader read
 160 points wrong with the patch as cut alone, 146 with its mirror image too, 142 with these
-four views on every point (sure and wrong: 4, 5, 4); views scaled by 5%, or moved a pixel up
-and down as well, read 147-151.  The top's colour is read on the patch as cut."""
+four views on every point (sure and wrong: 4, 5, 4); views scaled by 5%, moved a pixel up and
+down as well, or mirrored a pixel aside too, read 147-152.  On the benchmark's 1,000 scenes of
+seed 4901 these four views read as many points wrong as the patch alone, within 2.  The top's
+colour is read on the patch as cut."""
 VIEWS_BELOW_NATS = 5.0
 """The net's word on a patch as cut is averaged with :data:`VIEWS` where it favours its
 likeliest height over the next by less than this (nats).  On the six sets 143 points were read
