@@ -1101,6 +1101,7 @@ def _brightness(options: list[BoardPose], image: np.ndarray, xyz: np.ndarray) ->
 
 
 def _smoothed_gray(image: np.ndarray) -> np.ndarray:
+    """``image`` in grey levels, smoothed so that a cell's level is not one pixel's (print grain, noise)."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     return cv2.GaussianBlur(gray, (5, 5), 0)
 
