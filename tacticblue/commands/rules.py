@@ -7,10 +7,10 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rules import COLOUR_NAMES, Board, IllegalTurn, new_game
-from rules.base import Outcome
+from rules.base import Colour, Outcome
 from rules.infer import Observation, infer
 from rules.dame import Dame100
 from rules.pdn import split_games
@@ -148,10 +148,19 @@ def play_turn(board: Board[Any], index: int, text: str, later: Sequence[str] = (
     return notation
 
 
-def play_record(board: Board[Any], record: Record) -> list[str]:
-    """Play every turn of a record; see :func:`play_turn`."""
+def play_record(board: Board[Any], record: Record,
+                after: Callable[[int, Colour, str], None] | None = None) -> list[str]:
+    """Play every turn of a record (see :func:`play_turn`; an illegal first turn says
+    :func:`foreign_hint`'s question), calling ``after`` with each turn's index, mover and
+    notation once it is played."""
     hint = foreign_hint(board, record)
-    return [play_turn(board, i, text, record.turns[i + 1:], hint if i == 0 else "") for i, text in enumerate(record.turns)]
+    turns: list[str] = []
+    for i, text in enumerate(record.turns):
+        mover = board.turn
+        turns.append(play_turn(board, i, text, record.turns[i + 1:], hint if i == 0 else ""))
+        if after is not None:
+            after(i, mover, turns[-1])
+    return turns
 
 
 def _board_after(args: argparse.Namespace) -> Board[Any]:
@@ -171,14 +180,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     board = start_board(args, record)
     if args.observations is not None:
         args.observations.mkdir(parents=True, exist_ok=True)
-    turns: list[str] = []
-    for i, text in enumerate(record.turns):
-        mover = COLOUR_NAMES[board.turn]
-        turns.append(play_turn(board, i, text, record.turns[i + 1:], foreign_hint(board, record) if i == 0 else ""))
+
+    def played(i: int, mover: Colour, notation: str) -> None:
         if args.observations is not None:
             (args.observations / f"{i + 1:04d}.json").write_text(json.dumps({"points": board.visible()}) + "\n")
         if not args.json:
-            print(f"{turn_number(i, type(board).first_player):>3}. {mover:<5} {turns[-1]}")
+            print(f"{turn_number(i, type(board).first_player):>3}. {COLOUR_NAMES[mover]:<5} {notation}")
+
+    turns = play_record(board, record, played)
     outcome = final_outcome(board, record)
     warnings = record.result_warnings()
     if args.json:
