@@ -87,6 +87,9 @@ class HandFinder:
         size = (max(1, round((x1 - x0) * self.scale)), max(1, round((y1 - y0) * self.scale)))
         self.region = np.zeros(size[::-1], np.uint8)
         """Within the box, 255 on the board."""
+        self.margin_px = MARGIN_PX / self.scale
+        """How far (frame pixels, the side of a square) a hand's mask reaches beyond its skin:
+        :data:`MARGIN_PX` in the shrunk box."""
         cv2.fillPoly(self.region, [np.round((outline - [x0, y0]) * self.scale).astype(np.int32)], 255)
         if min_area_px is None:
             c = pose.project(np.array([[0.0, 0.0, 0.0], [pose.spec.piece_diameter_mm / 2, 0.0, 0.0]]))
@@ -134,10 +137,11 @@ class HandFinder:
         return out
 
 
-def beyond_stacks(hand: np.ndarray, stacks: np.ndarray) -> np.ndarray:
-    """``hand`` (:meth:`HandFinder.mask`) without its regions that are mostly
-    (:data:`STACK_SHARE`) on ``stacks`` (bool, image size: the pixels of the stacks read
-    there, :meth:`vision.stacks.StackModel.covered`).
+def beyond_stacks(hand: np.ndarray, stacks: np.ndarray, margin_px: float = MARGIN_PX) -> np.ndarray:
+    """``hand`` (:meth:`HandFinder.mask`) without its regions whose skin, the mask less its
+    margin (``margin_px``: :attr:`HandFinder.margin_px`), is mostly (:data:`STACK_SHARE`) on
+    ``stacks`` (bool, image size: the pixels of the stacks read there,
+    :meth:`vision.stacks.StackModel.covered`).
 
     >>> hand = np.zeros((40, 40), bool); hand[2:22, 2:22] = hand[26:40, 26:40] = True
     >>> stacks = np.zeros((40, 40), bool); stacks[24:40, 24:40] = True
@@ -145,7 +149,8 @@ def beyond_stacks(hand: np.ndarray, stacks: np.ndarray) -> np.ndarray:
     400
     """
     count, labels = cv2.connectedComponents(hand.astype(np.uint8), connectivity=8)
-    core = cv2.erode(hand.astype(np.uint8), np.ones((MARGIN_PX, MARGIN_PX), np.uint8)) > 0  # its skin, roughly
+    side = max(1, int(round(margin_px)))
+    core = cv2.erode(hand.astype(np.uint8), np.ones((side, side), np.uint8)) > 0  # its skin, roughly
     on = np.bincount(labels[core & stacks], minlength=count)
     size = np.bincount(labels[core], minlength=count)
     keep = on < STACK_SHARE * np.maximum(size, 1)

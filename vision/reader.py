@@ -252,7 +252,8 @@ class StackReader:
             # Under a warm lamp white discs' tops can look skin-coloured: a "hand" that lies
             # mostly on the stacks read with nothing hidden is those stacks.
             first = self._observe(frame, blur, None, patch_heights)
-            hand = beyond_stacks(hand, model.covered(np.array([len(first.points.get(n, "")) for n in names])))
+            hand = beyond_stacks(hand, model.covered(np.array([len(first.points.get(n, "")) for n in names])),
+                                 self.hands.margin_px)
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             return Reading(self.game, self._observe(frame, blur, hand[px[:, 1], px[:, 0]], patch_heights), False,
