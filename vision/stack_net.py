@@ -132,7 +132,8 @@ def cut_patches(image: np.ndarray, maps: np.ndarray, margin: int = 0) -> np.ndar
 
 VIEWS: tuple[tuple[int, bool], ...] = ((0, False), (0, True), (-1, False), (1, False))
 """The views of a point's patch whose heights' log-probabilities the net averages where the
-patch as cut leaves it unsure (:data:`VIEWS_BELOW_NATS`): (shift across, pixels; mirrored).
+patch as cut (the first view) leaves it unsure (:data:`VIEWS_BELOW_NATS`): (shift across,
+pixels; mirrored).
 A stack looks the same mirrored and a pixel aside, but the net errs a little differently on
 each.  On six held-out sets (1,100 pictures: our renderer at 1280x720, 640x480, seen steeply
 and on slate, POV-Ray's, level and with boards printed in styles of their own) the reader read
