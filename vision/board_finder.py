@@ -527,6 +527,16 @@ def _translate(H: np.ndarray, v: np.ndarray) -> np.ndarray:
     return H @ np.array([[1, 0, v[0]], [0, 1, v[1]], [0, 0, 1.0]])
 
 
+def _moved(H: np.ndarray, model: BoardModel) -> list[np.ndarray]:
+    """``H`` moved by one line each way (:func:`_lattice_shifts`)."""
+    return [_translate(H, v) for v in _lattice_shifts(model)]
+
+
+def _locked_again(image: np.ndarray, H: np.ndarray, model: BoardModel) -> np.ndarray:
+    """``H`` locked on the lines near it (the lock-on's last rounds alone: it is nearly there)."""
+    return _refine(image, H, model, [FINAL_RADIUS, FINAL_RADIUS])
+
+
 def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
     """Refine an approximate homography onto the grid and verify it (raises BoardNotFound)."""
     small, to_small = grid_frame(image)
@@ -544,8 +554,8 @@ def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
         # probes, the one cell back 0.45 as moved, the true grid 0.69), but locking on can also
         # bend the true grid away (seed 4, Dame 100 scene 2: one cell off 0.64, the true grid
         # 0.70 as moved, 0.63 locked on, and the board was found one cell off).
-        moved = [_translate(fit.H, v) for v in _lattice_shifts(model)]
-        Hs = [fit.H] + [_refine(image, H, model, [FINAL_RADIUS, FINAL_RADIUS]) for H in moved] + moved
+        moved = _moved(fit.H, model)
+        Hs = [fit.H] + [_locked_again(image, H, model) for H in moved] + moved
         support = _plain_supports(image, Hs, model)
         if support[0] < MIN_SUPPORT[model.kind]:
             # Lines printed wide show no edge on their middle: only their middles tell which
@@ -554,7 +564,7 @@ def lock_on(image: np.ndarray, H0: np.ndarray, model: BoardModel) -> GridFit:
         best = 1 + int(np.argmax(support[1:]))
         if support[best] <= support[0] + 0.02:
             break
-        fit = _evaluate(image, _refine(image, Hs[best], model, [FINAL_RADIUS, FINAL_RADIUS]), model)
+        fit = _evaluate(image, _locked_again(image, Hs[best], model), model)
     if model.kind == "square":
         fit = _onto_checks(image, fit, model)
     return fit
@@ -567,14 +577,14 @@ def _onto_checks(image: np.ndarray, fit: GridFit, model: BoardModel) -> GridFit:
     cells: a grid one cell off can see as many of its lines as the true one.  Its outer row of
     cells then lies on the frame, whose shade does not alternate."""
     for _ in range(2):
-        moved = [_translate(fit.H, v) for v in _lattice_shifts(model)]
+        moved = _moved(fit.H, model)
         rows = _check_rows(image, [fit.H] + moved, model)
         if not np.isfinite(rows[0]):
             break
         best = int(np.nanargmax(np.where(np.isfinite(rows[1:]), rows[1:], -np.inf)))
         if not rows[1 + best] > rows[0] + CHECK_ROWS_GAIN:
             break
-        fit = _evaluate(image, _refine(image, moved[best], model, [FINAL_RADIUS, FINAL_RADIUS]), model)
+        fit = _evaluate(image, _locked_again(image, moved[best], model), model)
     return fit
 
 

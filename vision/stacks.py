@@ -466,7 +466,7 @@ class StackModel:
         (x0, y0, x1, y1), where = self._crop(*image.shape[1::-1])
         smooth = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
         grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        dx, dy = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+        dx, dy = _gradients(grey)
         steepest = _steepest(grey, dx, dy, self.shrink)
         low, high = np.percentile(grey[::4, ::4], [5, 95])
         spread = max(float(high - low), 1.0)
@@ -542,12 +542,17 @@ class Crop:
         return colour.reshape(-1, 3).astype(np.float32)
 
 
+def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Sobel derivatives of ``grey`` across and down (grey levels per pixel, times 8)."""
+    return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+
+
 def _steepest(grey: np.ndarray, dx: np.ndarray, dy: np.ndarray, shrink: float) -> float:
     """The 99th percentile of the gradient (grey levels per pixel) of ``grey`` (its Sobel
     derivatives ``dx``, ``dy``) shrunk by ``shrink`` (:data:`TUNED_PX_PER_MM`)."""
     if shrink < 1.0:
         grey = cv2.resize(grey, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
-        dx, dy = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+        dx, dy = _gradients(grey)
     # Every fourth pixel of every fourth row: as many pixels as a small picture, enough for percentiles.
     return float(np.percentile(cv2.magnitude(dx[::4, ::4], dy[::4, ::4]), 99)) / 8.0
 
