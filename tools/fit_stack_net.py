@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rules  # noqa: E402
 from height_data import films, patches_of  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
-from vision.stack_net import HEIGHTS, PATCH_SIZE, net_input  # noqa: E402
+from vision.stack_net import HEIGHTS, LAYERS, PATCH_SIZE, net_input  # noqa: E402
 from vision.synth.photo import jpeg  # noqa: E402
 from vision.synth.scene import Sample, camera_truth, render_samples  # noqa: E402
 
@@ -49,13 +49,19 @@ TALL_HEIGHTS = np.array([1, 1, 1.5, 2, 2.5, 2.5])
 """How often a stack of each height 1..6 is drawn by :func:`tall_stacks`."""
 TOP_WEIGHT = 0.5
 """How much the top colour's loss counts beside the height's."""
+LAYER_WEIGHT = 0.5
+"""How much the layers' colours' loss (over the layers a stack has) counts beside the height's."""
+LAYER_WIDTH, LAYER_HIDDEN = 48, 64
 FILM_SIZES = ((640, 360), (960, 540), (1280, 720))
 FILM_ENCODERS = ("h264", "mp4v")
 
 
 class StackNet(nn.Module):
     """Four 3x3 convolution blocks (ReLU, 2x2 max-pooling), then one hidden layer of 96: the
-    heights' and the top colours' scores (:data:`vision.stack_net.HEIGHTS` + 3)."""
+    heights' and the top colours' scores (:data:`vision.stack_net.HEIGHTS` + 3).  Beside the
+    last two blocks, one more on the second's finer rows, pooled across only, then a hidden
+    layer of 64: each layer's black-over-white score (:data:`vision.stack_net.LAYERS`), for a
+    layer's side may be a few rows of the patch, finer than the last blocks' cells."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -65,9 +71,14 @@ class StackNet(nn.Module):
         cells = (PATCH_SIZE[0] >> 4) * (PATCH_SIZE[1] >> 4)
         self.head = nn.Sequential(nn.Flatten(), nn.Linear(widths[-1] * cells, hidden), nn.ReLU(),
                                   nn.Linear(hidden, HEIGHTS + 3))
+        rows = (PATCH_SIZE[0] >> 3) * (PATCH_SIZE[1] >> 2)
+        self.layers = nn.Sequential(nn.Conv2d(widths[2], LAYER_WIDTH, 3, padding=1), nn.ReLU(), nn.MaxPool2d((1, 2)),
+                                    nn.Flatten(), nn.Linear(LAYER_WIDTH * rows, LAYER_HIDDEN), nn.ReLU(),
+                                    nn.Linear(LAYER_HIDDEN, LAYERS))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
+        fine = self.features[:2](x)
+        return torch.cat([self.head(self.features[2:](fine)), self.layers(fine)], dim=1)
 
 
 def tall_stacks(rng: np.random.Generator) -> dict[str, str]:
@@ -121,30 +132,44 @@ def fitted_net(path: Path) -> StackNet:
 
     weights = {w.name: torch.from_numpy(numpy_helper.to_array(w).copy()) for w in onnx.load(str(path)).graph.initializer}
     net = StackNet()
-    net.load_state_dict(weights)
-    return net
+    missing = net.load_state_dict(weights, strict=False).missing_keys
+    if any(not key.startswith("layers.") for key in missing):
+        raise ValueError(f"{path} is not a net this tool fits: it has no {', '.join(missing)}")
+    return net  # a net fitted before it read the layers' colours: their branch starts afresh
 
 
 def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0, start: StackNet | None = None,
-        rate: float = 3e-3) -> StackNet:
+        rate: float = 3e-3, layers_only: bool = False) -> StackNet:
     """The net fitted on ``data`` (:func:`patches_of`), from ``start`` if given, its learning
-    rate rising to ``rate`` and falling again (one cycle)."""
+    rate rising to ``rate`` and falling again (one cycle); with ``layers_only``, only the
+    layers' colours are fitted, on the stacks of two or more, and the heights and top colours
+    stay as ``start`` reads them."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = start or StackNet()
+    if layers_only:
+        keep = np.flatnonzero(data["height"] > 1)
+        data = {k: v[keep] for k, v in data.items()}
+        for part in (net.features, net.head):
+            part.requires_grad_(False)
     n, batch = len(data["height"]), 256
     steps = n // batch
-    optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    optimiser = torch.optim.AdamW([w for w in net.parameters() if w.requires_grad], 2e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, rate, total_steps=epochs * steps)
     loss_of = nn.CrossEntropyLoss()
+    layer_loss = nn.BCEWithLogitsLoss(reduction="sum")
     for epoch in range(epochs):
         order, began, total = rng.permutation(n), time.time(), 0.0
         for b in range(steps):
             i = np.sort(order[b * batch:(b + 1) * batch])
             x = torch.from_numpy(net_input(varied(data["patches"][i], rng), data["rise"][i]))
             out = net(x)
-            loss = loss_of(out[:, :HEIGHTS], torch.from_numpy(data["height"][i])) + \
-                TOP_WEIGHT * loss_of(out[:, HEIGHTS:], torch.from_numpy(data["top"][i]))
+            layers = torch.from_numpy(data["layers"][i])
+            has = layers >= 0
+            loss = LAYER_WEIGHT * layer_loss(out[:, HEIGHTS + 3:][has], layers[has].float()) / max(1, int(has.sum()))
+            if not layers_only:
+                loss = loss + loss_of(out[:, :HEIGHTS], torch.from_numpy(data["height"][i])) + \
+                    TOP_WEIGHT * loss_of(out[:, HEIGHTS:HEIGHTS + 3], torch.from_numpy(data["top"][i]))
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -161,6 +186,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--start", type=Path, metavar="ONNX",
                         help="go on fitting this net (e.g. vision/stack_net.onnx) instead of starting afresh")
+    parser.add_argument("--layers-only", action="store_true",
+                        help="with --start: fit only the layers' colours, leaving its heights and top colours as they are")
     parser.add_argument("--rate", type=float, default=3e-3, help="the highest learning rate (default 3e-3)")
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
@@ -184,7 +211,10 @@ def main() -> None:
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     print(f"{len(data['height'])} patches; heights {np.bincount(data['height']).tolist()}", flush=True)
     torch.set_num_threads(2)
-    net = fit(data, args.epochs, start=fitted_net(args.start) if args.start else None, rate=args.rate)
+    if args.layers_only and not args.start:
+        parser.error("--layers-only goes on fitting a net: give it with --start")
+    net = fit(data, args.epochs, start=fitted_net(args.start) if args.start else None, rate=args.rate,
+              layers_only=args.layers_only)
     example = torch.from_numpy(net_input(data["patches"][:2], data["rise"][:2]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice

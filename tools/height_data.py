@@ -44,7 +44,7 @@ import rules  # noqa: E402
 from calibration.camera import BoardPose  # noqa: E402
 from vision.board_finder import BoardNotFound, board_model, find_board  # noqa: E402
 from vision.heights import height_features  # noqa: E402
-from vision.stack_net import cut_patches, patch_frames  # noqa: E402
+from vision.stack_net import LAYERS, cut_patches, patch_frames  # noqa: E402
 from vision.stacks import FrameSamples, StackModel  # noqa: E402
 from vision.synth.photo import develop, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
@@ -81,9 +81,10 @@ def stills(dirs: list[str], pose_error: bool, limit: int | None = None
 
 
 def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
-    """Every point's patch (uint8), layer rise, true height and top colour (0 none, 1 white,
-    2 black) in the stills of ``dirs``."""
-    data: dict[str, list[np.ndarray]] = {"patches": [], "rise": [], "height": [], "top": []}
+    """Every point's patch (uint8), layer rise, true height, top colour (0 none, 1 white,
+    2 black) and each layer's colour from the bottom (points x 6: 0 white, 1 black, -1 no
+    such layer) in the stills of ``dirs``."""
+    data: dict[str, list[np.ndarray]] = {"patches": [], "rise": [], "height": [], "top": [], "layers": []}
     for game, pose, image, points in stills(dirs, pose_error):
         g = rules.GAMES[game]
         model = StackModel(pose, g.geometry, g.max_height)
@@ -93,6 +94,8 @@ def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
         data["rise"].append(rise)
         data["height"].append(np.array([len(s) for s in stacks]))
         data["top"].append(np.array([0 if not s else 1 if s[-1] == "w" else 2 for s in stacks]))
+        data["layers"].append(np.array([[-1 if k >= len(s) else int(s[k] == "b") for k in range(LAYERS)]
+                                        for s in stacks], np.int64).reshape(-1, LAYERS))
     return {k: np.concatenate(v) for k, v in data.items()}
 
 

@@ -55,6 +55,23 @@ on 275,800 patches: those stills and, of the seven games, ``--count 80 --seed 51
 ``--elevation 58-72 --count 50 --seed 512`` and ``--size 960x540 --count 20 --seed 513``,
 and ``tools/fit_stack_net.py --tall 100 --seed 514``.
 
+The net reads each layer's colour too, on a branch of its own beside its heights' head: one
+more convolution on the second block's rows, which are fine enough to see a layer's side a few
+pixels tall.  The layers' colours were fitted alone (``tools/fit_stack_net.py --start
+vision/stack_net.onnx --layers-only --epochs 8 --rate 3e-3``), so the heights and top colours
+stay what they were, on the 42,000 stacks of two or more of 4,460 stills: of the seven
+stacking and draughts games ``tacticblue scenes render --size 1280x720`` at ``--count 100
+--seed 501`` and ``--seed 521``, at ``--elevation 55-70 --count 60`` of seeds 402, 502 and
+522, ``--size 640x480 --count 30`` of seeds 503 and 523, on slate (seeds 121 and 122 as
+above) and at 800x600 (``--count 10 --seed 112``); of the six stacking games ``--elevation
+58-70 --count 50 --seed 531`` and ``--size 640x480 --elevation 55-70 --count 20 --seed 532``;
+of Attangle square and Accasta at ``--elevation 30-45`` (seeds 533, 534); and
+``--tall 150 --seed 5001`` and ``--tall 60 --seed 5002 --size 640x480``.  With the true
+heights and pose it reads the colours of the layers under the top (hidden ones too) 0.987 right on
+the benchmark's held-out scenes (seed 7; 0.963 seen from 60 degrees and steeper) and 0.957 on
+POV-Ray's; a branch on the last block's coarse cells read them 0.967 and 0.887.  The reader
+weighs them in where a side's levels are unsure (:data:`vision.reader.NET_LAYER_VOTE`).
+
 Patch convention: ``PATCH_SIZE`` (width, height) pixels, the point's centre on the board at
 ``(width / 2, BASE_ROW)``, the board's up direction (its z axis, as the camera sees it at the
 point) pointing to row 0, and a disc's radius ``RADIUS_PX`` pixels across the line of sight.
@@ -79,6 +96,8 @@ BASE_ROW = 50.0
 """The patch row of the point's centre: under it, the near half of a disc's foot and a little board."""
 HEIGHTS = 7
 """The net's height classes: 0 (empty) to 6 (Accasta's tallest stack)."""
+LAYERS = HEIGHTS - 1
+"""The layers whose colours the net reads, from the bottom: a score each, black over white."""
 FITTED_NET_FILE = Path(__file__).with_name("stack_net.onnx")
 """The fitted net (ONNX, 32-bit floats, written by ``tools/fit_stack_net.py``)."""
 STACK_NET_FILE = Path(__file__).with_name("stack_net_int8.onnx")
@@ -176,12 +195,13 @@ def _net(path: Path = STACK_NET_FILE) -> onnxruntime.InferenceSession:
 
 
 def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int
-                          ) -> tuple[np.ndarray, np.ndarray]:
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What the net makes of every point's picture in ``image`` (``maps`` and ``rise``:
     :func:`patch_frames`): the log-probabilities of the heights 0..``max_height`` a game builds
     (points x (max_height + 1); averaged over :data:`VIEWS` of the picture where the one as
-    cut leaves the net unsure), and of the top disc being white or black, were there one
-    (points x 2).
+    cut leaves the net unsure), of the top disc being white or black, were there one
+    (points x 2), and the log-odds of white over black of each layer from the bottom, were
+    there a stack that tall (points x :data:`LAYERS`).
 
     The top colour doubts the reader's (:data:`vision.reader.NET_COLOUR_DOUBT`) and has a
     bounded vote in it (:data:`vision.reader.NET_COLOUR_VOTE`), no more: with each patch's
@@ -190,7 +210,7 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
     Accasta and Attraktion 8x8 pictures, which the reader's colour levels of the whole frame
     read right."""
     if not len(maps):
-        return np.zeros((0, max_height + 1)), np.zeros((0, 2))
+        return np.zeros((0, max_height + 1)), np.zeros((0, 2)), np.zeros((0, LAYERS))
     margin = max(abs(dx) for dx, _ in VIEWS)
     wide = cut_patches(image, maps, margin)
     views = [wide[:, :, margin + dx:margin + dx + PATCH_SIZE[0]][:, :, ::-1 if mirrored else 1]
@@ -203,11 +223,11 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
         more = _scores(np.concatenate([v[again] for v in views[1:]]), np.tile(rise[again], len(views) - 1))
         each = log_softmax(more[:, :max_height + 1]).reshape(len(views) - 1, len(again), -1)
         heights[again] = log_softmax((heights[again] + each.sum(axis=0)) / len(views))
-    return heights, log_softmax(scores[:, HEIGHTS + 1:HEIGHTS + 3])
+    return heights, log_softmax(scores[:, HEIGHTS + 1:HEIGHTS + 3]), -scores[:, HEIGHTS + 3:]
 
 
 def _scores(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
-    """The net's raw scores (points x (:data:`HEIGHTS` + 3)) of BGR ``patches``."""
+    """The net's raw scores (points x (:data:`HEIGHTS` + 3 + :data:`LAYERS`)) of BGR ``patches``."""
     net = _net()
     return net.run(None, {net.get_inputs()[0].name: net_input(patches, rise)})[0].astype(np.float64)
 
@@ -219,12 +239,14 @@ class PatchHeights:
     word about their heights (see :data:`vision.heights.PATCH_NEEDED_NATS`).
 
     ``table`` holds the heights' log-probabilities found so far (points x (max_height + 1)),
-    ``tops`` the top colour's (points x 2: white, black); NaN for the points not asked about."""
+    ``tops`` the top colour's (points x 2: white, black), ``layers`` each layer's log-odds of
+    white (points x :data:`LAYERS`); NaN for the points not asked about."""
 
     def __init__(self, image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int) -> None:
         self.image, self.maps, self.rise, self.max_height = image, maps, rise, max_height
         self.table = np.full((len(maps), max_height + 1), np.nan)
         self.tops = np.full((len(maps), 2), np.nan)
+        self.layers = np.full((len(maps), LAYERS), np.nan)
 
     def of(self, points: np.ndarray) -> np.ndarray:
         """The heights' log-probabilities of ``points`` (indices, no repeats), running the net on those not yet seen."""
@@ -236,11 +258,16 @@ class PatchHeights:
         self._run(points)
         return self.tops[points]
 
+    def layer_colours(self, points: np.ndarray) -> np.ndarray:
+        """Each layer's log-odds of white over black at ``points``, as :meth:`of`."""
+        self._run(points)
+        return self.layers[points]
+
     def _run(self, points: np.ndarray) -> None:
         new = points[np.isnan(self.table[points, 0])]
         if len(new):
-            self.table[new], self.tops[new] = net_log_probabilities(self.image, self.maps[new], self.rise[new],
-                                                                    self.max_height)
+            self.table[new], self.tops[new], self.layers[new] = net_log_probabilities(
+                self.image, self.maps[new], self.rise[new], self.max_height)
 
 
 def log_softmax(scores: np.ndarray) -> np.ndarray:
