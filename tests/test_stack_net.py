@@ -75,7 +75,7 @@ def test_the_net_alone_reads_the_colours_of_the_layers_under_a_stacks_top():
         for stack, said in zip((s for s in stacks if len(s) > 1), white):
             right += sum(said[k] == (c == "w") for k, c in enumerate(stack[:-1]))
             total += len(stack) - 1
-    assert total > 50 and right / total > 0.93, f"{right} of {total}"  # 0.966
+    assert total > 50 and right / total > 0.93, f"{right} of {total}"  # 58 of 60
 
 
 def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
