@@ -18,7 +18,7 @@ from conftest import one_line_error
 from rules import new_game
 from rules.infer import LOW_CONFIDENCE, partial_chains, played_changes
 from tacticblue.journal import read_journal
-from tacticblue.sources import Frame
+from tacticblue.sources import CaptureSource, Frame
 from tacticblue.vision_reader import VisionReader
 from vision.synth.video import turn_stages
 
@@ -753,12 +753,10 @@ def test_no_frame_of_a_filmed_opening_is_read_surely_wrong(game):
     video = ROOT / "tests" / "data" / "live" / f"{game}-opening-720.mp4"
     truth = json.loads(video.with_suffix(".json").read_text())
     reader = VisionReader(new_game(game))
-    capture = cv2.VideoCapture(str(video))
-    read, surely_wrong = 0, []
-    for shown in truth["frames"]:
-        ok, image = capture.read()
-        assert ok, f"{video.name} ends before frame {shown['index']}"
-        observation = reader.read(Frame(image, shown["time"], shown["index"])).observation
+    read, surely_wrong, seen = 0, [], 0
+    for frame, shown in zip(CaptureSource(video), truth["frames"]):
+        seen += 1
+        observation = reader.read(frame).observation
         if observation is None or shown["hand"] or shown["position"] is None:
             continue
         read += 1
@@ -766,6 +764,7 @@ def test_no_frame_of_a_filmed_opening_is_read_surely_wrong(game):
                          for p, s in truth["positions"][shown["position"]].items()
                          if observation.points.get(p) != s and "?" not in observation.points.get(p, "")
                          and observation.conf(p) >= LOW_CONFIDENCE]
+    assert seen == len(truth["frames"])
     assert read >= 0.9 * sum(not f["hand"] and f["position"] is not None for f in truth["frames"])
     assert surely_wrong == []
 
@@ -1002,7 +1001,7 @@ def test_a_hand_that_stays_over_the_still_board_is_told_about_once(tmp_path):
     one), once.  The real reader on the hand sample picture, frames half a second apart."""
     from calibration.board_file import BoardCalibration
     from tacticblue.session import STEADY_HAND_S, Session
-    from tacticblue.sources import Frame
+    from tacticblue.sources import CaptureSource, Frame
     from tacticblue.stillness import StillnessDetector
     from tacticblue.vision_reader import VisionReader
     from vision.synth.scene import pose_from_truth
@@ -1080,7 +1079,7 @@ def test_a_confirm_while_an_illegal_board_is_held_back_confirms_nothing():
 
     from tacticblue.commands.live import TruthReader
     from tacticblue.session import REREAD_S, Session
-    from tacticblue.sources import Frame
+    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
@@ -1118,7 +1117,7 @@ def test_a_board_between_the_moves_of_a_turn_is_not_taken_for_another_turn_by_ov
 
     from rules.infer import Observation
     from tacticblue.session import Reading, Session
-    from tacticblue.sources import Frame
+    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
@@ -1161,7 +1160,7 @@ def test_a_doubtful_board_read_again_differently_is_refereed_from_both_readings(
 
     from rules.infer import Observation
     from tacticblue.session import REREAD_S, Reading, Session
-    from tacticblue.sources import Frame
+    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
@@ -1206,7 +1205,7 @@ def test_a_doubtful_board_read_the_same_after_the_picture_moved_is_taken():
 
     from rules.infer import Observation
     from tacticblue.session import Reading, Session
-    from tacticblue.sources import Frame
+    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
