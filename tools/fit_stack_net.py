@@ -17,6 +17,11 @@ Each batch's pictures are varied as other cameras, lights and discs would make t
 MPEG-4 part 2), with the pose the board finder gave on the film's first frame as their
 truth's camera: small, compressed video is what a live session reads.
 
+``--backlit N`` writes N stills per game of :data:`BACKLIT_GAMES` with single discs and
+2-stacks side by side (:func:`low_stacks`), lit from beyond the board (:func:`backlit`):
+there a white disc's shaded side looks like a black disc under it, and a net fitted
+without them took such a disc for two.
+
 ``--start`` goes on fitting a net already fitted (its ONNX file) on new stills, at a
 lower ``--rate``: a few epochs teach it a new look of the discs without the hours a
 fresh fit on every still takes on two cores.
@@ -25,11 +30,14 @@ fresh fit on every still takes on two cores.
 from __future__ import annotations
 
 import argparse
+import itertools
+import math
 import sys
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -43,7 +51,8 @@ from height_data import films, patches_of  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
 from vision.stack_net import HEIGHTS, LAYERS, PATCH_SIZE, net_input  # noqa: E402
 from vision.synth.photo import jpeg  # noqa: E402
-from vision.synth.scene import Sample, camera_truth, render_samples  # noqa: E402
+from vision.synth.render import Lighting, Scene  # noqa: E402
+from vision.synth.scene import Sample, camera_truth, random_lighting, render_samples  # noqa: E402
 
 TALL_HEIGHTS = np.array([1, 1, 1.5, 2, 2.5, 2.5])
 """How often a stack of each height 1..6 is drawn by :func:`tall_stacks`."""
@@ -52,6 +61,9 @@ TOP_WEIGHT = 0.5
 LAYER_WEIGHT = 0.5
 """How much the layers' colours' loss (over the layers a stack has) counts beside the height's."""
 LAYER_WIDTH, LAYER_HIDDEN = 48, 64
+LOW_STACKS = {"": 0.45, "w": 0.18, "b": 0.17, "wb": 0.07, "bw": 0.07, "ww": 0.03, "bb": 0.03}
+"""How often :func:`low_stacks` puts each stack on a point."""
+BACKLIT_GAMES = ("abande", "attangle", "abande-square", "attangle-square")
 FILM_SIZES = ((640, 360), (960, 540), (1280, 720))
 FILM_ENCODERS = ("h264", "mp4v")
 
@@ -99,6 +111,30 @@ def tall_stacks(rng: np.random.Generator) -> dict[str, str]:
         left["w"] -= whites
         left["b"] -= height - whites
     return points
+
+
+def low_stacks(game: str) -> Callable[[np.random.Generator], dict[str, str]]:
+    """Positions of ``game`` of single discs and 2-stacks side by side (:data:`LOW_STACKS`):
+    in the shade a white disc's side looks like a black disc under a white one, and only the
+    side's length tells them apart."""
+    names = [str(n) for n in rules.GAMES[game].geometry.names]
+    stacks, weights = zip(*LOW_STACKS.items())
+
+    def draw(rng: np.random.Generator) -> dict[str, str]:
+        return dict(zip(names, rng.choice(stacks, size=len(names), p=weights)))
+    return draw
+
+
+def backlit(scene: Scene, rng: np.random.Generator) -> Lighting:
+    """A lamp beyond the board as the camera sees it, over dim room light: the discs' sides
+    that face the camera are in their own shade."""
+    light = random_lighting(rng)
+    camera = scene.pose.camera_position_mm()
+    az = math.atan2(camera[1], camera[0]) + math.pi + rng.uniform(-0.8, 0.8)
+    el = math.radians(rng.uniform(35, 80))
+    dist = rng.uniform(700, 2200)
+    lamp = (dist * math.cos(el) * math.cos(az), dist * math.cos(el) * math.sin(az), dist * math.sin(el))
+    return replace(light, lamp_mm=lamp, ambient=float(rng.uniform(0.1, 0.35)), overhead=float(rng.uniform(0.2, 1)))
 
 
 def film_stills(count: int, seed: int) -> Iterator[Sample]:
@@ -181,7 +217,7 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0, start: StackNet
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out", help="the .onnx file to write, or with --tall or --films the folder to write the stills into")
+    parser.add_argument("out", help="the .onnx file to write, or with --tall, --backlit or --films the folder to write the stills into")
     parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render, tools/povray_scenes.py)")
     parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--start", type=Path, metavar="ONNX",
@@ -191,17 +227,25 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=3e-3, help="the highest learning rate (default 3e-3)")
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
+    parser.add_argument("--backlit", type=int, metavar="N",
+                        help="instead, render N stills a game of low stacks lit from beyond the board (backlit) into OUT")
     parser.add_argument("--films", type=int, metavar="N",
                         help="instead, write the frames of N films per stacking game into OUT")
-    parser.add_argument("--seed", type=int, default=0, help="with --tall or --films: the first seed")
+    parser.add_argument("--seed", type=int, default=0, help="with --tall, --backlit or --films: the first seed")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
-                        help="with --tall: the stills' size (default 1280x720)")
+                        help="with --tall or --backlit: the stills' size (default 1280x720)")
     args = parser.parse_args()
-    if args.tall or args.films:
+    if args.tall or args.backlit or args.films:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        samples = render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks) if args.tall \
-            else film_stills(args.films, args.seed)
+        if args.tall:
+            samples = render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks)
+        elif args.backlit:
+            samples = itertools.chain.from_iterable(
+                render_samples(game, args.backlit, args.seed, args.size, position=low_stacks(game), lighting=backlit)
+                for game in BACKLIT_GAMES)
+        else:
+            samples = film_stills(args.films, args.seed)
         for sample in samples:
             sample.write(out)
         return

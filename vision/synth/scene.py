@@ -139,15 +139,19 @@ def sample_rng(game: str, seed: int, index: int) -> np.random.Generator:
 def render_samples(game: str, count: int, seed: int, size: tuple[int, int] | None = None,
                    top_down: bool | None = None, board_look: str | None = None,
                    position: Callable[[np.random.Generator], dict[str, str]] | None = None,
-                   rig: RigRange = DEFAULT_RIG) -> Iterator[Sample]:
+                   rig: RigRange = DEFAULT_RIG,
+                   lighting: Callable[[Scene, np.random.Generator], Lighting] | None = None) -> Iterator[Sample]:
     """``count`` random photos of a game with their ground truth, reproducible from ``seed``
     (``position``: draws each photo's position; by default a random game's; ``rig``: the
-    ranges the camera is drawn from)."""
+    ranges the camera is drawn from; ``lighting``: draws each photo's light for its scene, by
+    default :func:`random_lighting`)."""
     game_info(game)
     for i in range(count):
         rng = sample_rng(game, seed, i)
         points = None if position is None else position(rng)
         scene = random_scene(game, rng, points=points, size=size, top_down=top_down, board_look=board_look, rig=rig)
+        if lighting is not None:
+            scene = replace(scene, lighting=lighting(scene, rng))
         photo = random_photo_look(rng)
         image = render_image(scene, photo, rng)
         yield Sample(f"{game}-{seed}-{i:04d}", jpeg(image, photo.jpeg_quality), scene_truth(scene))
