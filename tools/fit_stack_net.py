@@ -52,7 +52,7 @@ from tacticblue.commands import frame_size  # noqa: E402
 from vision.stack_net import HEIGHTS, LAYERS, PATCH_SIZE, net_input  # noqa: E402
 from vision.synth.photo import jpeg  # noqa: E402
 from vision.synth.render import Lighting, Scene  # noqa: E402
-from vision.synth.scene import Sample, camera_truth, random_lighting, render_samples  # noqa: E402
+from vision.synth.scene import Sample, camera_truth, lamp_at, random_lighting, render_samples  # noqa: E402
 
 TALL_HEIGHTS = np.array([1, 1, 1.5, 2, 2.5, 2.5])
 """How often a stack of each height 1..6 is drawn by :func:`tall_stacks`."""
@@ -131,9 +131,7 @@ def backlit(scene: Scene, rng: np.random.Generator) -> Lighting:
     light = random_lighting(rng)
     camera = scene.pose.camera_position_mm()
     az = math.atan2(camera[1], camera[0]) + math.pi + rng.uniform(-0.8, 0.8)
-    el = math.radians(rng.uniform(35, 80))
-    dist = rng.uniform(700, 2200)
-    lamp = (dist * math.cos(el) * math.cos(az), dist * math.cos(el) * math.sin(az), dist * math.sin(el))
+    lamp = lamp_at(az, math.radians(rng.uniform(35, 80)), rng.uniform(700, 2200))
     return replace(light, lamp_mm=lamp, ambient=float(rng.uniform(0.1, 0.35)), overhead=float(rng.uniform(0.2, 1)))
 
 

@@ -33,12 +33,17 @@ from vision.synth.rig import DEFAULT_RIG, RigRange, random_camera, random_pose
 SKIN_TONES = tuple(rgb(c) for c in ("#f1c6a8", "#e0ac8a", "#c68a64", "#a06a48", "#7a4a30", "#5a3422"))
 
 
+def lamp_at(azimuth: float, elevation: float, distance_mm: float) -> tuple[float, float, float]:
+    """The board-frame position (mm) of a lamp seen from the board's centre at ``azimuth`` and
+    ``elevation`` (radians), ``distance_mm`` away."""
+    return (distance_mm * math.cos(elevation) * math.cos(azimuth), distance_mm * math.cos(elevation) * math.sin(azimuth),
+            distance_mm * math.sin(elevation))
+
+
 def random_lighting(rng: np.random.Generator) -> Lighting:
     """A room lamp or window: somewhere above the table, warm to cool, hard to soft."""
     az = rng.uniform(0, 2 * math.pi)
-    el = math.radians(rng.uniform(35, 85))
-    dist = rng.uniform(700, 2200)
-    lamp = (dist * math.cos(el) * math.cos(az), dist * math.cos(el) * math.sin(az), dist * math.sin(el))
+    lamp = lamp_at(az, math.radians(rng.uniform(35, 85)), rng.uniform(700, 2200))
     warmth = rng.uniform(-0.25, 0.3)
     colour = (1.0 - 0.6 * warmth, 1.0 - 0.1 * warmth, 1.0 + 0.25 * warmth)
     amb = rng.uniform(0.2, 0.55)
