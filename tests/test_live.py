@@ -1001,9 +1001,7 @@ def test_a_hand_that_stays_over_the_still_board_is_told_about_once(tmp_path):
     one), once.  The real reader on the hand sample picture, frames half a second apart."""
     from calibration.board_file import BoardCalibration
     from tacticblue.session import STEADY_HAND_S, Session
-    from tacticblue.sources import CaptureSource, Frame
     from tacticblue.stillness import StillnessDetector
-    from tacticblue.vision_reader import VisionReader
     from vision.synth.scene import pose_from_truth
 
     sample = ROOT / "samples" / "reading" / "hand"
@@ -1079,7 +1077,6 @@ def test_a_confirm_while_an_illegal_board_is_held_back_confirms_nothing():
 
     from tacticblue.commands.live import TruthReader
     from tacticblue.session import REREAD_S, Session
-    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
@@ -1117,7 +1114,6 @@ def test_a_board_between_the_moves_of_a_turn_is_not_taken_for_another_turn_by_ov
 
     from rules.infer import Observation
     from tacticblue.session import Reading, Session
-    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
@@ -1160,7 +1156,6 @@ def test_a_doubtful_board_read_again_differently_is_refereed_from_both_readings(
 
     from rules.infer import Observation
     from tacticblue.session import REREAD_S, Reading, Session
-    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
@@ -1205,7 +1200,6 @@ def test_a_doubtful_board_read_the_same_after_the_picture_moved_is_taken():
 
     from rules.infer import Observation
     from tacticblue.session import Reading, Session
-    from tacticblue.sources import CaptureSource, Frame
     from vision.synth.photo import random_photo_look
     from vision.synth.scene import random_scene, render_image
 
