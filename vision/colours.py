@@ -83,6 +83,19 @@ def log_brightness(colour: np.ndarray) -> np.ndarray:
     return np.log(brightness(colour) + DARKEST)
 
 
+def log_chroma(colour: np.ndarray) -> np.ndarray:
+    """The hue of BGR colours (0..1, ... x 3) as the logs of their blue and red to their green
+    (... x 2; each channel plus :data:`DARKEST`): a shadow leaves it as it is, and a colour
+    cast moves every colour's alike.  White and black discs are near grey; most boards' cells
+    and lines are not.
+
+    >>> log_chroma(np.array([[0.8, 0.8, 0.8], [0.2, 0.2, 0.2], [0.5, 0.2, 0.1]])).round(2).tolist()
+    [[0.0, 0.0], [0.0, 0.0], [0.83, -0.57]]
+    """
+    c = np.asarray(colour, float) + DARKEST
+    return np.log(c[..., [0, 2]] / c[..., 1:2])
+
+
 def reference_brightness(frame) -> float:
     """The brightness of a frame's brightest surfaces: the 95th percentile over every fourth of
     its samples (``frame``: a :class:`vision.stacks.FrameSamples`; its tens of thousands of

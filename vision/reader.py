@@ -22,7 +22,7 @@ import rules
 from calibration.camera import BoardPose
 from rules.geometry import Geometry
 from rules.infer import Observation
-from vision.colours import DARKEST, ColourModel, brightness, confidence, reference_brightness
+from vision.colours import DARKEST, ColourModel, brightness, confidence, log_chroma, reference_brightness
 from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
 from vision.placement import StackColours, disc_offsets, stack_colours
@@ -80,6 +80,18 @@ square, 20 each) black discs on cells printed near black were read empty with a 
 scenes (25 each of Dame 100, Attraktion, Attraktion 8x8, Attangle square, Abande, Accasta) 231 of
 4,993 sure empty points are within 0.05 (shadows of tall stacks, dark cells in a dim light), yet
 benchmarks/turns.py records the same turns on both seeds (one more on seed 1)."""
+BOARD_LIKE_DISC = (0.4, 0.8)
+"""A stack whose top face's hue is nearer the board's than the sure tops' of its colour by
+more than the first (a share of the distance between the two) is less sure, down to
+:data:`UNLIKE_EMPTY_TRUST` at the second (:func:`_board_like_trust`).  On 100 rendered scenes
+of Attangle square (seed 5306) empty dark cells in the shadows of tall stacks were read as
+black discs with confidences of 0.64-0.89 five times, at 0.63-0.97; of 6,000 discs read
+right on 100 scenes each of Attangle square, Dame 100 and Abande and 60 each of Accasta and
+Attraktion (seeds 5306, 5307) where the hues are :data:`HUES_APART`, 1 was above 0.5."""
+HUES_APART = 0.3
+"""The least distance of the board's hue from the discs' (:func:`vision.colours.log_chroma`)
+that tells the two apart: a grey print or slate board has none; blue, green and wooden cells
+are 0.3-1.3 from the discs'."""
 UNLIKE_EMPTY_TRUST = 0.3
 CELL_DARKER = (0.2, 0.3)
 """An empty point in the middle of a cell whose board looks darker than the cell around it
@@ -349,6 +361,9 @@ class StackReader:
         plain = layer_scores(0.0, 0.0)[0]
         agree = (white == (scores[1] >= 0)) & (white == (plain >= 0))
         layer_confidence = np.maximum(np.where(agree, confidence(plain), 0.5), TORN)
+        top_layer_at = (np.arange(len(names)), np.maximum(heights - 1, 0))
+        disc_trust = _board_like_trust(model, frame, masks, board, heights, (heights == 0) & (prob >= SURE_EMPTY),
+                                       white[top_layer_at], (prob >= 0.5) & (layer_confidence[top_layer_at] >= 0.9))
 
         # Each stack's discs weighed together, as the game builds them.
         seen = side_seen | (top_layer & np.isfinite(tops)[:, None])
@@ -381,7 +396,8 @@ class StackReader:
                 conf *= float(masks[i][ps.cap[0]].mean()) * empty_trust[i]
             if heights[i]:
                 stack = stacks[i]
-                conf *= shares[i] * 0.5 ** (heights[i] - seen[i].sum()) * colour_doubt[i]  # a disc not seen: a coin toss
+                conf *= (shares[i] * 0.5 ** (heights[i] - seen[i].sum())  # a disc not seen: a coin toss
+                         * colour_doubt[i] * disc_trust[i])
             points[name] = stack
             sure[name] = conf * seen_well
             # Whether there is a stack at all: surer than which stack where heights are hard to
@@ -389,7 +405,7 @@ class StackReader:
             # top disc's colour is clear (a shadow or a dark cell read as a disc seldom is).
             if heights[i]:
                 top = float(layer_confidence[i, heights[i] - 1]) if seen[i, heights[i] - 1] else 0.5
-                presence[name] = max(sure[name], (1.0 - float(probs[i, 0])) * top * seen_well)
+                presence[name] = max(sure[name], (1.0 - float(probs[i, 0])) * top * seen_well * disc_trust[i])
             else:
                 presence[name] = sure[name]
         return Observation(points, sure, presence)
@@ -432,11 +448,47 @@ def _colour_doubt(stacks: list[str], patch_heights: PatchHeights) -> np.ndarray:
     return doubt
 
 
-def _board_colours(model: StackModel, frame: FrameSamples, masks: np.ndarray) -> np.ndarray:
+def _board_colours(model: StackModel, frame: FrameSamples, masks: np.ndarray,
+                   heights: np.ndarray | int = 0) -> np.ndarray:
     """Per point, the colours (BGR 0..1) of its samples of the board at the point (points x
-    samples x 3), NaN where nearer stacks hide them (``masks``)."""
-    cap = model.cap_index[0]
-    return np.where(masks[:, cap, None], frame.colour[model.starts[:, None] + cap[None]], np.nan)
+    samples x 3), NaN where nearer stacks hide them (``masks``); with ``heights``, those of
+    the top face of a stack that tall there instead."""
+    cap = model.cap_index[np.broadcast_to(heights, len(model.names))]
+    return np.where(np.take_along_axis(masks, cap, axis=1)[..., None], frame.colour[model.starts[:, None] + cap],
+                    np.nan)
+
+
+def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray, board: np.ndarray,
+                      heights: np.ndarray, sure_empty: np.ndarray, top_white: np.ndarray, sure_top: np.ndarray
+                      ) -> np.ndarray:
+    """Per point, how far a stack read there can be trusted for how far the hue of its top face
+    (:func:`vision.colours.log_chroma`) is nearer the board's at the sure empty points of its
+    shade (``sure_empty``; ``board``: :func:`_board_colours`) than the hue of the sure tops
+    (``sure_top``) of its top's colour (``top_white``), in shares of the distance between the
+    two (:data:`BOARD_LIKE_DISC`), where that is at least :data:`HUES_APART`.  A coloured cell
+    in a stack's shadow can look as dark as a black disc, and the net and the outlines may
+    take it for one; it keeps the cell's hue.  1 where there are fewer than three sure empty
+    points or two sure tops to compare with."""
+    trust = np.ones(len(heights))
+    top = nan_percentile(log_chroma(_board_colours(model, frame, masks, heights)), 50, axis=1)
+    look = nan_percentile(log_chroma(board), 50, axis=1)
+    for shade in np.unique(model.shades):
+        empty = sure_empty & (model.shades == shade) & np.isfinite(look).all(axis=1)
+        if empty.sum() < 3:
+            continue
+        cell = np.median(look[empty], axis=0)
+        for white in (False, True):
+            kind = (heights > 0) & (top_white == white)
+            sure = kind & sure_top & np.isfinite(top).all(axis=1)
+            if sure.sum() < 2:
+                continue
+            disc = np.median(top[sure], axis=0)
+            apart = float(np.hypot(*(cell - disc)))
+            at = kind & (model.shades == shade) & np.isfinite(top).all(axis=1)
+            if apart >= HUES_APART and at.any():
+                nearer = (np.hypot(*(top[at] - disc).T) - np.hypot(*(top[at] - cell).T)) / apart
+                trust[at] = _trust(nearer, BOARD_LIKE_DISC)
+    return trust
 
 
 def _empty_trust(model: StackModel, board: np.ndarray, heights: np.ndarray, prob: np.ndarray) -> np.ndarray:
