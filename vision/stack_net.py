@@ -9,18 +9,13 @@ turned upright and scaled to one disc size (:func:`patch_frames`), and gives eve
 probability; :func:`vision.heights.read_heights` weighs them with the evidence's.
 
 The net is fitted by ``tools/fit_stack_net.py`` (PyTorch, only there) into ``FITTED_NET_FILE``
-(ONNX, 32-bit floats) and run here from its 8-bit copy ``STACK_NET_FILE``
-(``tools/quantize_stack_net.py``) by ONNX Runtime, in 8 ms for 100 points on one core where
-the fitted net takes 15 ms and OpenCV's dnn module 40 ms.  The copy was calibrated on the
-stills of ``tacticblue scenes render`` of all ten games (``--size 1280x720 --count 8 --seed
-611``), of Abande, Accasta, Attangle square, Dame 100 and Alva at ``--size 640x480 --count 4
---seed 612``, and of Abande, Accasta, Attangle square, Dame 100 and Attraktion on the
-``slate`` look (``--size 1280x720 --count 4 --seed 613``).  On the patches of the
-benchmark's held-out scenes (seed 7, seven games, 4,665 points) it gives the fitted net's
-most likely height on 99.87% of them and reads the heights 0.9946 right where the fitted net
-reads 0.9951; the whole reader, the 8-bit net in place of the fitted one, read 324 points
-wrong of six held-out sets' 34,180 (772 pictures: the renderer's at 1280x720, seen steeply,
-at 640x480 and on slate, and POV-Ray's, level and steep) where the fitted net read 330.
+(ONNX, 32-bit floats) and run here by ONNX Runtime, in 15 ms for 100 points on one core
+(OpenCV's dnn module takes 40 ms).  An 8-bit copy ran in 8 ms, but ONNX Runtime computes 8-bit
+convolutions exactly only on CPUs with 8-bit dot-product instructions (AVX-VNNI): on an AVX2
+one its sums saturate, and the copy that matched the fitted net on a VNNI machine gave other
+likeliest heights on the POV-Ray samples and read a mixed 2-stack as one disc, surely, that
+the fitted net reads unsure (the benchmark's abande-7-0045, d2: 0.78 against 0.52).  The
+reader must read alike on every player's computer.
 
 ``FITTED_NET_FILE`` was first fitted (7 epochs) on the 237,074 points of 4,890 stills, each with
 the true pose and with one a little off: ``tacticblue scenes render --size 1280x720`` of the
@@ -71,10 +66,7 @@ of Attangle square and Accasta at ``--elevation 30-45`` (seeds 533, 534); and
 heights and pose it reads the colours of the layers under the top (hidden ones too) 0.987 right on
 the benchmark's held-out scenes (seed 7; 0.963 seen from 60 degrees and steeper) and 0.957 on
 POV-Ray's; a branch on the last block's coarse cells read them 0.967 and 0.887.  The reader
-weighs them in where a side's levels are unsure (:data:`vision.reader.NET_LAYER_VOTE`).  Its
-8-bit copy, calibrated on stills drawn as the copy's before, gives the fitted net's likeliest
-height on 99.92% of the 12,440 points of the seed 7 scenes (both read 0.9950 of them right)
-and its sign of a lower layer's colour on 98.9%.
+weighs them in where a side's levels are unsure (:data:`vision.reader.NET_LAYER_VOTE`).
 
 Patch convention: ``PATCH_SIZE`` (width, height) pixels, the point's centre on the board at
 ``(width / 2, BASE_ROW)``, the board's up direction (its z axis, as the camera sees it at the
@@ -103,9 +95,7 @@ HEIGHTS = 7
 LAYERS = HEIGHTS - 1
 """The layers whose colours the net reads, from the bottom: a score each, black over white."""
 FITTED_NET_FILE = Path(__file__).with_name("stack_net.onnx")
-"""The fitted net (ONNX, 32-bit floats, written by ``tools/fit_stack_net.py``)."""
-STACK_NET_FILE = Path(__file__).with_name("stack_net_int8.onnx")
-"""The net the reader runs: ``FITTED_NET_FILE`` in 8 bits (``tools/quantize_stack_net.py``)."""
+"""The fitted net the reader runs (ONNX, 32-bit floats, written by ``tools/fit_stack_net.py``)."""
 CONTRAST_FLOOR = 12.0
 """Added to a patch's standard deviation (0..255 levels) before dividing by it, so that the
 grain of an empty board is not blown up into edges."""
@@ -192,7 +182,7 @@ def net_input(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def _net(path: Path = STACK_NET_FILE) -> onnxruntime.InferenceSession:
+def _net(path: Path = FITTED_NET_FILE) -> onnxruntime.InferenceSession:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1  # reading is timed on one core
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
