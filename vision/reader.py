@@ -85,9 +85,9 @@ BOARD_LIKE_DISC = (0.4, 0.8)
 more than the first (a share of the distance between the two) is less sure, down to
 :data:`UNLIKE_EMPTY_TRUST` at the second (:func:`_board_like_trust`).  On 100 rendered scenes
 of Attangle square (seed 5306) empty dark cells in the shadows of tall stacks were read as
-black discs with confidences of 0.64-0.89 five times, at 0.63-0.97; of 6,000 discs read
-right on 100 scenes each of Attangle square, Dame 100 and Abande and 60 each of Accasta and
-Attraktion (seeds 5306, 5307) where the hues are :data:`HUES_APART`, 1 was above 0.5."""
+black discs with confidences of 0.64-0.89 five times, at 0.63-0.97; of the 4,333 discs read
+right on those and on 60 scenes each of Dame 100, Abande, Accasta and Attraktion (seed 5307)
+where the hues are :data:`HUES_APART` or more apart, 1 was at more than 0.5."""
 HUES_APART = 0.3
 """The least distance of the board's hue from the discs' (:func:`vision.colours.log_chroma`)
 that tells the two apart: a grey print or slate board has none; blue, green and wooden cells
