@@ -187,6 +187,10 @@ NET_LAYER_WHOLE = 16.0
 """The net's log-odds of a layer's colour from which its vote is whole."""
 SURE_EMPTY = 0.9
 """Points read empty with at least this probability show what an empty point looks like."""
+SURE_STACK = 0.5
+SURE_TOP = 0.9
+"""Stacks whose height has at least the first probability and whose top disc's colour at least
+the second confidence show what a top face of that colour looks like (:func:`_board_like_trust`)."""
 HEIGHT_BLUR_PX = 1.5
 """How fast heights become readable as a layer's side grows (pixels): adjacent heights' rims
 are one side apart, and edges are smeared over a pixel or two, so on rendered scenes of the
@@ -319,6 +323,7 @@ class StackReader:
         where, reliability = self.where, self.reliability
         tops, sides = readings[0]
         seen = np.isfinite(tops)
+        top_layer_at = (np.arange(len(names)), np.maximum(heights - 1, 0))  # each point's top layer
         # Sides are read with flat levels: a side's light depends on which way it faces the
         # lamp more than on where it stands (on the benchmark's 1000 scenes sloping levels
         # read 46 lower layers wrong, flat ones 39).
@@ -332,7 +337,7 @@ class StackReader:
             # 1) they read 0.62-0.72 against 0.80-0.91, too close for two groups, while their
             # sides read 0.16-0.20 against 0.39-0.48; read by their tops, three black discs were
             # white and a wrong turn was recorded.  None of the 740 still scenes reads otherwise.
-            by_side = side_colours.scores(sides[np.arange(len(names)), np.maximum(heights - 1, 0)])
+            by_side = side_colours.scores(sides[top_layer_at])
             known = seen & np.isfinite(by_side)
             top_colours = ColourModel.split(tops[known], by_side[known] >= 0, where[known]) or top_colours
         # Per reading, every layer's score: its side's, plus its top face's for the top layer.
@@ -349,7 +354,7 @@ class StackReader:
         scores = layer_scores()
         for _ in range(JOINT_ROUNDS):
             white = scores[0] >= 0
-            top_white = white[np.arange(len(names)), np.maximum(heights - 1, 0)]
+            top_white = white[top_layer_at]
             top_colours = top_colours.refit(tops[seen], top_white[seen], where[seen])
             side_colours = side_colours.refit(sides[side_seen], white[side_seen])
             scores = layer_scores()
@@ -361,9 +366,9 @@ class StackReader:
         plain = layer_scores(0.0, 0.0)[0]
         agree = (white == (scores[1] >= 0)) & (white == (plain >= 0))
         layer_confidence = np.maximum(np.where(agree, confidence(plain), 0.5), TORN)
-        top_layer_at = (np.arange(len(names)), np.maximum(heights - 1, 0))
         disc_trust = _board_like_trust(model, frame, masks, board, heights, (heights == 0) & (prob >= SURE_EMPTY),
-                                       white[top_layer_at], (prob >= 0.5) & (layer_confidence[top_layer_at] >= 0.9))
+                                       white[top_layer_at],
+                                       (prob >= SURE_STACK) & (layer_confidence[top_layer_at] >= SURE_TOP))
 
         # Each stack's discs weighed together, as the game builds them.
         seen = side_seen | (top_layer & np.isfinite(tops)[:, None])
@@ -472,19 +477,20 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
     trust = np.ones(len(heights))
     top = nan_percentile(log_chroma(_board_colours(model, frame, masks, heights)), 50, axis=1)
     look = nan_percentile(log_chroma(board), 50, axis=1)
+    shown = (heights > 0) & np.isfinite(top).all(axis=1)
     for shade in np.unique(model.shades):
         empty = sure_empty & (model.shades == shade) & np.isfinite(look).all(axis=1)
         if empty.sum() < 3:
             continue
         cell = np.median(look[empty], axis=0)
         for white in (False, True):
-            kind = (heights > 0) & (top_white == white)
-            sure = kind & sure_top & np.isfinite(top).all(axis=1)
+            kind = shown & (top_white == white)
+            sure = kind & sure_top
             if sure.sum() < 2:
                 continue
             disc = np.median(top[sure], axis=0)
             apart = float(np.hypot(*(cell - disc)))
-            at = kind & (model.shades == shade) & np.isfinite(top).all(axis=1)
+            at = kind & (model.shades == shade)
             if apart >= HUES_APART and at.any():
                 nearer = (np.hypot(*(top[at] - disc).T) - np.hypot(*(top[at] - cell).T)) / apart
                 trust[at] = _trust(nearer, BOARD_LIKE_DISC)
