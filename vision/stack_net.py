@@ -9,13 +9,20 @@ turned upright and scaled to one disc size (:func:`patch_frames`), and gives eve
 probability; :func:`vision.heights.read_heights` weighs them with the evidence's.
 
 The net is fitted by ``tools/fit_stack_net.py`` (PyTorch, only there) into ``FITTED_NET_FILE``
-(ONNX, 32-bit floats) and run here by ONNX Runtime, in 15 ms for 100 points on one core
-(OpenCV's dnn module takes 40 ms).  An 8-bit copy ran in 8 ms, but ONNX Runtime computes 8-bit
-convolutions exactly only on CPUs with 8-bit dot-product instructions (AVX-VNNI): on an AVX2
-one its sums saturate, and the copy that matched the fitted net on a VNNI machine gave other
-likeliest heights on the POV-Ray samples and read a mixed 2-stack as one disc, surely, that
-the fitted net reads unsure (the benchmark's abande-7-0045, d2: 0.78 against 0.52).  The
-reader must read alike on every player's computer.
+(ONNX, 32-bit floats) and run here from its 8-bit copy ``STACK_NET_FILE``
+(``tools/quantize_stack_net.py``) by ONNX Runtime, in 17 ms for 100 points on one core of an
+AVX2 machine where the fitted net takes 25 ms (OpenCV's dnn module took 40 ms on a faster
+one).  The copy's weights have 7 bits: ONNX Runtime adds pairs of 8-bit products in 16 bits on
+CPUs without 8-bit dot-product instructions (AVX-VNNI), and full 8-bit weights overflow there.
+An earlier copy with them, which matched the fitted net on a VNNI machine, gave another
+likeliest height than the fitted net on 0.5% of the POV-Ray samples' points on an AVX2 one,
+and read a mixed 2-stack as one disc, surely, that the fitted net reads unsure (the
+benchmark's abande-7-0045, d2: 0.78 against 0.52).  The copy was calibrated on the stills of
+``tacticblue scenes render`` of all ten games (``--size 1280x720 --count 8 --seed 611``), of
+Abande, Accasta, Attangle square, Dame 100 and Alva at ``--size 640x480 --count 4 --seed
+612``, and of Abande, Accasta, Attangle square, Dame 100 and Attraktion on the ``slate`` look
+(``--size 1280x720 --count 4 --seed 613``).  On the AVX2 machine it gives the fitted net's
+likeliest height on all 556 points of the POV-Ray samples.
 
 ``FITTED_NET_FILE`` was first fitted (7 epochs) on the 237,074 points of 4,890 stills, each with
 the true pose and with one a little off: ``tacticblue scenes render --size 1280x720`` of the
@@ -95,7 +102,10 @@ HEIGHTS = 7
 LAYERS = HEIGHTS - 1
 """The layers whose colours the net reads, from the bottom: a score each, black over white."""
 FITTED_NET_FILE = Path(__file__).with_name("stack_net.onnx")
-"""The fitted net the reader runs (ONNX, 32-bit floats, written by ``tools/fit_stack_net.py``)."""
+"""The fitted net (ONNX, 32-bit floats, written by ``tools/fit_stack_net.py``)."""
+STACK_NET_FILE = Path(__file__).with_name("stack_net_int8.onnx")
+"""The net the reader runs: ``FITTED_NET_FILE`` with 8-bit activations and 7-bit weights
+(``tools/quantize_stack_net.py``)."""
 CONTRAST_FLOOR = 12.0
 """Added to a patch's standard deviation (0..255 levels) before dividing by it, so that the
 grain of an empty board is not blown up into edges."""
@@ -182,7 +192,7 @@ def net_input(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def _net(path: Path = FITTED_NET_FILE) -> onnxruntime.InferenceSession:
+def _net(path: Path = STACK_NET_FILE) -> onnxruntime.InferenceSession:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1  # reading is timed on one core
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

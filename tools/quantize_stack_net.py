@@ -1,0 +1,85 @@
+"""Make the patch net's 8-bit copy that the reader runs, from the fitted net.
+
+    pip install -e '.[fit]'     # onnx, which ONNX Runtime's quantizer needs
+    python3 tools/quantize_stack_net.py vision/stack_net.onnx vision/stack_net_int8.onnx DIR [DIR ...]
+
+The fitted net (``tools/fit_stack_net.py``) computes in 32-bit floats; its copy with 8-bit
+activations and 7-bit weights (ONNX Runtime's static quantization, weights per output
+channel, QDQ format) runs in about half the time, and the net is most of what reading a
+crowded board costs.  7 bits, not 8: a CPU without 8-bit dot-product instructions (AVX-VNNI)
+adds pairs of 8-bit products in 16 bits, which full 8-bit weights overflow, so that a copy
+with them read otherwise on an AVX2 machine than on a VNNI one.  The activations' ranges are measured on the
+patches of every point of the stills in DIRs (``tacticblue scenes render``), with the true
+pose and a little off (:func:`tools.height_data.patches_of`), and set at their 0.001st and
+99.999th percentiles, so that a few extreme patches do not coarsen every other's steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
+                                      quantize_static)
+from onnxruntime.quantization.shape_inference import quant_pre_process
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from height_data import patches_of  # noqa: E402
+from vision.stack_net import net_input  # noqa: E402
+
+BATCH = 64
+
+
+class Patches(CalibrationDataReader):
+    """The net's inputs, a batch at a time, as the quantizer's calibration asks for them; the
+    last few that do not fill a batch are left out, as the percentile calibrator stacks the
+    batches' activations into one array."""
+
+    def __init__(self, inputs: np.ndarray, name: str = "patches") -> None:
+        self._batches = iter([{name: inputs[i:i + BATCH]} for i in range(0, len(inputs) - BATCH + 1, BATCH)])
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self._batches, None)
+
+
+def keep_used_opsets(path: Path) -> None:
+    """Leave in the model at ``path`` only the operator sets its nodes use: the quantizer lists
+    every set this ONNX Runtime knows, and an older runtime refuses a newer set's version even
+    when no node is of it."""
+    model = onnx.load(str(path))
+    used = {node.domain for node in model.graph.node}
+    kept = [o for o in model.opset_import if o.domain in used or (o.domain == "ai.onnx" and "" in used)]
+    del model.opset_import[:]
+    model.opset_import.extend(kept)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("fitted", type=Path, help="the fitted net (vision/stack_net.onnx)")
+    parser.add_argument("out", type=Path, help="the 8-bit net to write (vision/stack_net_int8.onnx)")
+    parser.add_argument("dirs", nargs="+", help="folders of rendered stills to measure the activations on")
+    args = parser.parse_args()
+    parts = [patches_of(args.dirs, pose_error) for pose_error in (False, True)]
+    inputs = np.concatenate([net_input(p["patches"], p["rise"]) for p in parts])
+    print(f"{len(inputs)} patches", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        prepared = Path(tmp) / "prepared.onnx"
+        quant_pre_process(str(args.fitted), str(prepared))
+        quantize_static(str(prepared), str(args.out), Patches(inputs), quant_format=QuantFormat.QDQ,
+                        per_channel=True, reduce_range=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8,
+                        calibrate_method=CalibrationMethod.Percentile,
+                        extra_options={"CalibPercentile": 99.999})
+    keep_used_opsets(args.out)
+    print(f"-> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
