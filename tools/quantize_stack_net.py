@@ -8,10 +8,11 @@ activations and 7-bit weights (ONNX Runtime's static quantization, weights per o
 channel, QDQ format) runs in about half the time, and the net is most of what reading a
 crowded board costs.  7 bits, not 8: a CPU without 8-bit dot-product instructions (AVX-VNNI)
 adds pairs of 8-bit products in 16 bits, which full 8-bit weights overflow, so that a copy
-with them read otherwise on an AVX2 machine than on a VNNI one.  The activations' ranges are measured on the
-patches of every point of the stills in DIRs (``tacticblue scenes render``), with the true
-pose and a little off (:func:`tools.height_data.patches_of`), and set at their 0.001st and
-99.999th percentiles, so that a few extreme patches do not coarsen every other's steps.
+with them read otherwise on an AVX2 machine than on a VNNI one.  The activations' ranges are
+measured on the patches of every point of the stills in DIRs (``tacticblue scenes render``),
+with the true pose and a little off (:func:`tools.height_data.patches_of`), and set at their
+0.001st and 99.999th percentiles, so that a few extreme patches do not coarsen every other's
+steps.
 """
 
 from __future__ import annotations
