@@ -12,8 +12,9 @@ import onnxruntime
 import pytest
 
 import rules
-from vision.stack_net import (BASE_ROW, FITTED_NET_FILE, PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, PatchHeights, cut_patches,
-                              log_softmax, net_input, net_log_probabilities, patch_frames)
+from vision.stack_net import (BASE_ROW, FITTED_NET_FILE, HEIGHTS, PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, PatchHeights,
+                              cut_patches, layer_log_odds, log_softmax, net_input, net_log_probabilities,
+                              patch_frames)
 from vision.stacks import StackModel
 from vision.synth.scene import pose_from_truth
 
@@ -71,7 +72,7 @@ def test_the_net_alone_reads_the_colours_of_the_layers_under_a_stacks_top():
         tall = np.array([len(s) > 1 for s in stacks])
         maps, rise = patch_frames(model)
         image = cv2.imread(str(path.with_suffix(".jpg")))
-        white = net_log_probabilities(image, maps[tall], rise[tall], model.max_height)[2] > 0
+        white = layer_log_odds(net_log_probabilities(image, maps[tall], rise[tall], model.max_height)[2]) > 0
         for stack, said in zip((s for s in stacks if len(s) > 1), white):
             right += sum(said[k] == (c == "w") for k, c in enumerate(stack[:-1]))
             total += len(stack) - 1
@@ -81,12 +82,13 @@ def test_the_net_alone_reads_the_colours_of_the_layers_under_a_stacks_top():
 def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
     """PatchHeights answers a point (its heights, its top's colour and its layers') as the
     net does over the whole board, whatever it was asked with, and leaves the points never
-    asked about unread (NaN)."""
+    asked about unread (NaN), and the layers of those not asked about layers."""
     path = POVRAY[0]
     model = _model(json.loads(path.read_text()))
     maps, rise = patch_frames(model)
     image = cv2.imread(str(path.with_suffix(".jpg")))
-    whole, tops, layers = net_log_probabilities(image, maps, rise, model.max_height)
+    whole, tops, features = net_log_probabilities(image, maps, rise, model.max_height)
+    layers = layer_log_odds(features)
     lazy = PatchHeights(image, maps, rise, model.max_height)
     np.testing.assert_allclose(lazy.of(np.array([3, 0])), whole[[3, 0]], atol=1e-5)
     np.testing.assert_allclose(lazy.of(np.array([0, 5, 7])), whole[[0, 5, 7]], atol=1e-5)
@@ -94,24 +96,31 @@ def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
     np.testing.assert_allclose(lazy.layer_colours(np.array([7, 2])), layers[[7, 2]], atol=1e-4)
     asked = ~np.isnan(lazy.table[:, 0])
     assert np.flatnonzero(asked).tolist() == [0, 2, 3, 5, 7, 9]
-    assert (np.isnan(lazy.tops[:, 0]) == ~asked).all() and (np.isnan(lazy.layers[:, 0]) == ~asked).all()
+    assert (np.isnan(lazy.tops[:, 0]) == ~asked).all()
+    assert np.flatnonzero(~np.isnan(lazy.layers[:, 0])).tolist() == [2, 7]
     assert lazy.of(np.array([], int)).shape == (0, model.max_height + 1)
 
 
 def test_the_net_the_reader_runs_is_the_fitted_nets_8_bit_copy():
     """The 8-bit net (tools/quantize_stack_net.py) gives the fitted net's most likely height on
-    nearly every point of the ray-traced samples, with nearly its probabilities, on the CPU the
-    tests run on: a net refitted but not copied again, copied from another, or copied with
-    weights that overflow where the CPU has no 8-bit dot products (AVX2 without VNNI) fails this."""
+    nearly every point of the ray-traced samples, with nearly its probabilities, and its
+    colour of every layer it is sure of, on the CPU the tests run on: a net refitted but not
+    copied again, copied from another, or copied with weights that overflow where the CPU has
+    no 8-bit dot products (AVX2 without VNNI) fails this."""
     inputs = []
     for path in POVRAY:
         model = _model(json.loads(path.read_text()))
         maps, rise = patch_frames(model)
         inputs.append(net_input(cut_patches(cv2.imread(str(path.with_suffix(".jpg"))), maps), rise))
     x = np.concatenate(inputs)
-    fitted, copy = (log_softmax(onnxruntime.InferenceSession(str(f), providers=["CPUExecutionProvider"])
-                                .run(None, {"patches": x})[0][:, :7].astype(np.float64))
-                    for f in (FITTED_NET_FILE, STACK_NET_FILE))
+    fitted = onnxruntime.InferenceSession(str(FITTED_NET_FILE), providers=["CPUExecutionProvider"]).run(
+        None, {"patches": x})[0].astype(np.float64)
+    scores, features = onnxruntime.InferenceSession(str(STACK_NET_FILE), providers=["CPUExecutionProvider"]).run(
+        None, {"patches": x})
+    heights, copied = (log_softmax(s[:, :HEIGHTS].astype(np.float64)) for s in (fitted, scores))
     # On an AVX2 machine: 1.0 and 0.00055; the copy with 8-bit weights there: 0.9946 and 0.0056.
-    assert (fitted.argmax(axis=1) == copy.argmax(axis=1)).mean() > 0.995
-    assert np.abs(np.exp(fitted) - np.exp(copy)).max(axis=1).mean() < 0.002
+    assert (heights.argmax(axis=1) == copied.argmax(axis=1)).mean() > 0.995
+    assert np.abs(np.exp(heights) - np.exp(copied)).max(axis=1).mean() < 0.002
+    white, said = -fitted[:, HEIGHTS + 3:], layer_log_odds(features)
+    sure = np.abs(white) > 2.0
+    assert sure.sum() > 1000 and ((white > 0) == (said > 0))[sure].mean() > 0.999

@@ -12,7 +12,8 @@ The net is fitted by ``tools/fit_stack_net.py`` (PyTorch, only there) into ``FIT
 (ONNX, 32-bit floats) and run here from its 8-bit copy ``STACK_NET_FILE``
 (``tools/quantize_stack_net.py``) by ONNX Runtime, in 17 ms for 100 points on one core of an
 AVX2 machine where the fitted net takes 25 ms (OpenCV's dnn module took 40 ms on a faster
-one).  The copy's weights have 7 bits: ONNX Runtime adds pairs of 8-bit products in 16 bits on
+one); the copy's branch that reads the layers' colours is a net of its own
+(``LAYER_NET_FILE``), run only on the points asked about them, as it costs a seventh of that.  The copy's weights have 7 bits: ONNX Runtime adds pairs of 8-bit products in 16 bits on
 CPUs without 8-bit dot-product instructions (AVX-VNNI), and full 8-bit weights overflow there.
 An earlier copy with them, which matched the fitted net on a VNNI machine, gave another
 likeliest height than the fitted net on 0.5% of the POV-Ray samples' points on an AVX2 one,
@@ -105,7 +106,12 @@ FITTED_NET_FILE = Path(__file__).with_name("stack_net.onnx")
 """The fitted net (ONNX, 32-bit floats, written by ``tools/fit_stack_net.py``)."""
 STACK_NET_FILE = Path(__file__).with_name("stack_net_int8.onnx")
 """The net the reader runs: ``FITTED_NET_FILE`` with 8-bit activations and 7-bit weights
-(``tools/quantize_stack_net.py``)."""
+(``tools/quantize_stack_net.py``), but for its layer branch: ``patches`` (:func:`net_input`)
+to ``scores`` (the heights' and the top colour's) and ``features`` (8-bit, what the layer
+branch reads)."""
+LAYER_NET_FILE = Path(__file__).with_name("stack_net_layers_int8.onnx")
+"""The layer branch of the net the reader runs: ``features`` to ``layers`` (each layer's score
+of black over white)."""
 CONTRAST_FLOOR = 12.0
 """Added to a patch's standard deviation (0..255 levels) before dividing by it, so that the
 grain of an empty board is not blown up into edges."""
@@ -191,8 +197,8 @@ def net_input(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=1)
-def _net(path: Path = STACK_NET_FILE) -> onnxruntime.InferenceSession:
+@lru_cache(maxsize=2)
+def _net(path: Path) -> onnxruntime.InferenceSession:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1  # reading is timed on one core
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -204,8 +210,8 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
     :func:`patch_frames`): the log-probabilities of the heights 0..``max_height`` a game builds
     (points x (max_height + 1); averaged over :data:`VIEWS` of the picture where the one as
     cut leaves the net unsure), of the top disc being white or black, were there one
-    (points x 2), and the log-odds of white over black of each layer from the bottom, were
-    there a stack that tall (points x :data:`LAYERS`).
+    (points x 2), and the features of the picture as cut from which :func:`layer_log_odds`
+    reads its layers' colours.
 
     The top colour doubts the reader's (:data:`vision.reader.NET_COLOUR_DOUBT`) and has a
     bounded vote in it (:data:`vision.reader.NET_COLOUR_VOTE`), no more: with each patch's
@@ -214,26 +220,36 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
     Accasta and Attraktion 8x8 pictures, which the reader's colour levels of the whole frame
     read right."""
     if not len(maps):
-        return np.zeros((0, max_height + 1)), np.zeros((0, 2)), np.zeros((0, LAYERS))
+        features = _net(STACK_NET_FILE).get_outputs()[1].shape[1:]
+        return np.zeros((0, max_height + 1)), np.zeros((0, 2)), np.zeros((0, *features), np.uint8)
     margin = max(abs(dx) for dx, _ in VIEWS)
     wide = cut_patches(image, maps, margin)
     views = [wide[:, :, margin + dx:margin + dx + PATCH_SIZE[0]][:, :, ::-1 if mirrored else 1]
              for dx, mirrored in VIEWS]
-    scores = _scores(views[0], rise)
+    scores, features = _scores(views[0], rise)
     heights = log_softmax(scores[:, :max_height + 1])
     ranked = np.sort(heights, axis=1)
     again = np.flatnonzero(ranked[:, -1] - ranked[:, -2] < VIEWS_BELOW_NATS)
     if len(again):
-        more = _scores(np.concatenate([v[again] for v in views[1:]]), np.tile(rise[again], len(views) - 1))
+        more = _scores(np.concatenate([v[again] for v in views[1:]]), np.tile(rise[again], len(views) - 1))[0]
         each = log_softmax(more[:, :max_height + 1]).reshape(len(views) - 1, len(again), -1)
         heights[again] = log_softmax((heights[again] + each.sum(axis=0)) / len(views))
-    return heights, log_softmax(scores[:, HEIGHTS + 1:HEIGHTS + 3]), -scores[:, HEIGHTS + 3:]
+    return heights, log_softmax(scores[:, HEIGHTS + 1:HEIGHTS + 3]), features
 
 
-def _scores(patches: np.ndarray, rise: np.ndarray) -> np.ndarray:
-    """The net's raw scores (points x (:data:`HEIGHTS` + 3 + :data:`LAYERS`)) of BGR ``patches``."""
-    net = _net()
-    return net.run(None, {net.get_inputs()[0].name: net_input(patches, rise)})[0].astype(np.float64)
+def layer_log_odds(features: np.ndarray) -> np.ndarray:
+    """The log-odds of white over black of each layer from the bottom, were there a stack that
+    tall (points x :data:`LAYERS`), from the ``features`` of its picture (:func:`net_log_probabilities`)."""
+    if not len(features):
+        return np.zeros((0, LAYERS))
+    return -_net(LAYER_NET_FILE).run(None, {"features": features})[0].astype(np.float64)
+
+
+def _scores(patches: np.ndarray, rise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The net's raw scores of the heights and top colours (points x (:data:`HEIGHTS` + 3)) of
+    BGR ``patches``, and the features the layer branch reads."""
+    scores, features = _net(STACK_NET_FILE).run(None, {"patches": net_input(patches, rise)})
+    return scores.astype(np.float64), features
 
 
 class PatchHeights:
@@ -244,13 +260,15 @@ class PatchHeights:
 
     ``table`` holds the heights' log-probabilities found so far (points x (max_height + 1)),
     ``tops`` the top colour's (points x 2: white, black), ``layers`` each layer's log-odds of
-    white (points x :data:`LAYERS`); NaN for the points not asked about."""
+    white (points x :data:`LAYERS`, only where asked about: the layer branch is run apart);
+    NaN for the points not asked about."""
 
     def __init__(self, image: np.ndarray, maps: np.ndarray, rise: np.ndarray, max_height: int) -> None:
         self.image, self.maps, self.rise, self.max_height = image, maps, rise, max_height
         self.table = np.full((len(maps), max_height + 1), np.nan)
         self.tops = np.full((len(maps), 2), np.nan)
         self.layers = np.full((len(maps), LAYERS), np.nan)
+        self._features: np.ndarray | None = None  # per point, what the layer branch reads
 
     def of(self, points: np.ndarray) -> np.ndarray:
         """The heights' log-probabilities of ``points`` (indices, no repeats), running the net on those not yet seen."""
@@ -265,13 +283,19 @@ class PatchHeights:
     def layer_colours(self, points: np.ndarray) -> np.ndarray:
         """Each layer's log-odds of white over black at ``points``, as :meth:`of`."""
         self._run(points)
+        new = points[np.isnan(self.layers[points, 0])]
+        if len(new):
+            self.layers[new] = layer_log_odds(self._features[new])
         return self.layers[points]
 
     def _run(self, points: np.ndarray) -> None:
         new = points[np.isnan(self.table[points, 0])]
         if len(new):
-            self.table[new], self.tops[new], self.layers[new] = net_log_probabilities(
+            self.table[new], self.tops[new], features = net_log_probabilities(
                 self.image, self.maps[new], self.rise[new], self.max_height)
+            if self._features is None:
+                self._features = np.zeros((len(self.maps), *features.shape[1:]), features.dtype)
+            self._features[new] = features
 
 
 def log_softmax(scores: np.ndarray) -> np.ndarray:
