@@ -472,14 +472,19 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
     (``sure_top``) of its top's colour (``top_white``), in shares of the distance between the
     two (:data:`BOARD_LIKE_DISC`), where that is at least :data:`HUES_APART`.  A coloured cell
     in a stack's shadow can look as dark as a black disc, and the net and the outlines may
-    take it for one; it keeps the cell's hue.  1 where there are fewer than three sure empty
-    points or two sure tops to compare with."""
+    take it for one; it keeps the cell's hue.  Where fewer than three points of a shade are
+    surely empty (a small or blurred picture, where the outlines' evidence is weak everywhere)
+    the board's hue is that of all its points read empty; 1 where there are fewer than three of
+    those either, or fewer than two sure tops to compare with."""
     trust = np.ones(len(heights))
     top = nan_percentile(log_chroma(_board_colours(model, frame, masks, heights)), 50, axis=1)
     look = nan_percentile(log_chroma(board), 50, axis=1)
     shown = (heights > 0) & np.isfinite(top).all(axis=1)
     for shade in np.unique(model.shades):
-        empty = sure_empty & (model.shades == shade) & np.isfinite(look).all(axis=1)
+        ones = (model.shades == shade) & np.isfinite(look).all(axis=1)
+        empty = sure_empty & ones
+        if empty.sum() < 3:
+            empty = (heights == 0) & ones
         if empty.sum() < 3:
             continue
         cell = np.median(look[empty], axis=0)
