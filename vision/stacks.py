@@ -566,6 +566,9 @@ class FrameSamples:
     grad: np.ndarray
     """Per sample, the grey-level gradient as a complex number, x + iy (complex64; gathered
     for many samples at once this is many times faster than pairs of floats)."""
+    strength: np.ndarray
+    """Per point, how much of an edge each of its outline samples is on (:func:`outline_strength`):
+    worked out once, for every point, as a frame's reading asks for it three or four times."""
     sharpness: float
     """How steep the steepest edges of the board's part of the frame are for its contrast: the
     99th percentile of the gradient (grey levels per pixel) over the 5-95 percentile range of
@@ -580,11 +583,11 @@ class FrameSamples:
         grad = np.ascontiguousarray(pairs, np.float32).view(np.complex64).ravel()
         mag = np.abs(grad[::4])[model.in_frame[::4]]  # every fourth: enough for a percentile
         if len(mag) == 0:
-            return cls(colour / 255.0, grad, 0.0, crop)
+            return cls(colour / 255.0, grad, _edge_strength(model, grad), 0.0, crop)
         # The samples' strong edges are the discs' outlines; on an empty board there are none,
         # and the board's own lines and cells set the scale (paper grain is no edge).
         edge = max(float(np.percentile(mag, 95)), BOARD_EDGE_SHARE * steepest, 4.0)
-        return cls(colour / 255.0, grad / edge, steepest / spread, crop)
+        return cls(colour / 255.0, grad / edge, _edge_strength(model, grad / edge), steepest / spread, crop)
 
 
 def outline_strength(model: StackModel, frame: FrameSamples, points: np.ndarray) -> np.ndarray:
@@ -593,8 +596,13 @@ def outline_strength(model: StackModel, frame: FrameSamples, points: np.ndarray)
     gradient along the outline's normal, in units of the frame's strong edges and at most
     :data:`STRENGTH_CAP`; 0 where the gradient does not point along the normal (a board line
     crossing the outline)."""
-    g = frame.grad[model.starts[points][:, None, None] + model.outline_index[None]]
-    normal = model.outline_normals[points][:, None]
+    return frame.strength[points]
+
+
+def _edge_strength(model: StackModel, grad: np.ndarray) -> np.ndarray:
+    """:func:`outline_strength` of every point of ``model`` with the samples' gradients ``grad``."""
+    g = grad[model.starts[:, None, None] + model.outline_index[None]]
+    normal = model.outline_normals[:, None]
     along = np.abs(g.real * normal[..., 0] + g.imag * normal[..., 1])
     along[along < EDGE_COHERENCE * (np.abs(g) + 1e-9)] = 0.0
     return np.minimum(along, STRENGTH_CAP, out=along)
