@@ -602,19 +602,6 @@ def test_pictures_another_renderer_made_are_read_and_never_surely_wrong():
     assert read_right >= 0.99 * (read_right + wrong_points)
 
 
-def test_a_reading_four_discs_short_of_accastas_forty_is_made_to_add_up():
-    """samples/povray/cases/accasta-960-0011 (tools/povray_scenes.py --game accasta --seed 960,
-    scene 11): read point by point, d2, d4, e2 and g3 are each a disc short (36 of the 40
-    discs), each by a little (0.33-0.48 of its probability on the true height but d4's 0.06).
-    The likeliest heights that add up to 40 are the true ones and cost 4.0 nats together;
-    a count that far off is far rarer per disc it is off than a stack read one layer short,
-    so they are taken."""
-    truth, obs = read_picture(POVRAY / "cases" / "accasta-960-0011.json")
-    assert sum(len(s) for s in obs.points.values()) == 40
-    for p in ("d2", "d4", "e2", "g3"):
-        assert obs.points[p] == truth["points"][p]
-
-
 def test_black_men_on_cells_printed_near_black_are_never_surely_missed():
     """samples/povray/foreign/dame100-near-black-cells: a board whose dark cells are printed as
     dark as the black men (tools/povray_scenes.py --foreign-print).  Two men there show no
