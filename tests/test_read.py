@@ -462,33 +462,27 @@ def test_a_black_disc_on_a_dark_cell_seen_from_above_is_never_surely_missed():
     assert len(dark) >= 20 and all(obs.points[p] == "" and obs.conf(p) >= SURE for p in dark)
 
 
-def test_dark_cells_in_the_shadows_of_tall_stacks_are_never_surely_black_discs():
-    """In the benchmark's attangle-square-5306-0081 the shadows of tall stacks fall on the empty
-    dark blue cells d2, d4 and d6, which then look as dark as a black disc, and the outlines and
-    the patch net alike take them for one; they keep the cells' blue, which the discs have not,
-    so those readings are unsure, while the black discs standing alone stay sure."""
-    scene, image = benchmark_scene("attangle-square", 81, seed=5306)
-    obs = StackReader("attangle-square", scene.pose).read(image).observation
-    for p in ("d2", "d4", "d6"):
-        assert scene.points[p] == ""
-        assert obs.points[p] == "" or (obs.conf(p) < LOW_CONFIDENCE and obs.presence[p] < LOW_CONFIDENCE)
-    alone = [p for p, s in scene.points.items() if s == "b"]
-    assert len(alone) >= 8 and all(obs.points[p] == "b" and obs.conf(p) >= SURE for p in alone)
-
-
-def test_dark_cells_of_a_small_blurred_board_are_never_surely_black_discs():
-    """In attraktion-5313-0011 (``--size 640x480``) the board is small and blurred: the outlines'
-    evidence takes most empty points for discs, so none is surely empty, and the patch net
-    overrules it on most but not on the empty green cells f4, f8 and h10, read black at
-    0.51-0.92.  They keep the green of the cells read empty, which the black discs have not,
-    so those readings are unsure, while the black discs stay sure."""
-    scene, image = benchmark_scene("attraktion", 11, seed=5313)
-    obs = StackReader("attraktion", scene.pose).read(image).observation
-    for p in ("f4", "f8", "h10"):
+@pytest.mark.parametrize("game, index, seed, cells, least, share", [
+    ("attangle-square", 81, 5306, ("d2", "d4", "d6"), 8, 1.0),
+    ("attraktion", 11, 5313, ("f4", "f8", "h10"), 15, 0.9),
+], ids=["shadows-of-tall-stacks", "small-blurred-board"])
+def test_dark_cells_are_never_surely_black_discs(game, index, seed, cells, least, share):
+    """Empty dark cells that the outlines and the patch net take for black discs keep the
+    cells' hue, which the discs have not, so those readings are unsure, while the black discs
+    stay sure.  In the benchmark's attangle-square-5306-0081 the shadows of tall stacks fall on
+    the dark blue cells d2, d4 and d6 and make them look as dark as a black disc.  In
+    attraktion-5313-0011 (``--size 640x480``) the board is small and blurred: the outlines'
+    evidence takes most empty points for discs, so none is surely empty (the cells' hue is then
+    that of the points read empty), and the patch net overrules it on most but not on the green
+    cells f4, f8 and h10, read black at 0.51-0.92."""
+    scene, image = benchmark_scene(game, index, seed=seed)
+    obs = StackReader(game, scene.pose).read(image).observation
+    for p in cells:
         assert scene.points[p] == ""
         assert obs.points[p] == "" or (obs.conf(p) < LOW_CONFIDENCE and obs.presence[p] < LOW_CONFIDENCE)
     black = [p for p, s in scene.points.items() if s == "b"]
-    assert len(black) >= 15 and sum(obs.points[p] == "b" and obs.conf(p) >= SURE for p in black) >= 0.9 * len(black)
+    assert len(black) >= least
+    assert sum(obs.points[p] == "b" and obs.conf(p) >= SURE for p in black) >= share * len(black)
 
 
 def test_a_disc_seen_from_above_that_shows_its_outline_is_never_surely_missed():
