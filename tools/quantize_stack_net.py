@@ -72,7 +72,7 @@ def split(model: onnx.ModelProto) -> tuple[onnx.ModelProto, onnx.ModelProto]:
     """The quantized net ``model`` as two: ``patches`` -> ``scores`` (heights and top colours)
     and ``features`` (the 8-bit features both its third block and its layer branch read), and
     ``features`` -> ``layers`` (the layer branch's scores).  Each output is the dequantized
-    output of its branch's last layer, as the whole net's concatenation of them was."""
+    output of its branch's last layer, which the whole net joined and quantized once more."""
     nodes = model.graph.node
     heads, layers = next(n for n in nodes if n.op_type == "Concat").input
     # The features: the 8-bit tensor whose dequantized copy two convolutions read.

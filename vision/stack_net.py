@@ -13,8 +13,9 @@ The net is fitted by ``tools/fit_stack_net.py`` (PyTorch, only there) into ``FIT
 (``tools/quantize_stack_net.py``) by ONNX Runtime, in 17 ms for 100 points on one core of an
 AVX2 machine where the fitted net takes 25 ms (OpenCV's dnn module took 40 ms on a faster
 one); the copy's branch that reads the layers' colours is a net of its own
-(``LAYER_NET_FILE``), run only on the points asked about them, as it costs a seventh of that.  The copy's weights have 7 bits: ONNX Runtime adds pairs of 8-bit products in 16 bits on
-CPUs without 8-bit dot-product instructions (AVX-VNNI), and full 8-bit weights overflow there.
+(``LAYER_NET_FILE``), run only on the points asked about them, as it costs a seventh of that.
+The copy's weights have 7 bits: ONNX Runtime adds pairs of 8-bit products in 16 bits on CPUs
+without 8-bit dot-product instructions (AVX-VNNI), and full 8-bit weights overflow there.
 An earlier copy with them, which matched the fitted net on a VNNI machine, gave another
 likeliest height than the fitted net on 0.5% of the POV-Ray samples' points on an AVX2 one,
 and read a mixed 2-stack as one disc, surely, that the fitted net reads unsure (the

@@ -586,8 +586,8 @@ class FrameSamples:
             return cls(colour / 255.0, grad, _edge_strength(model, grad), 0.0, crop)
         # The samples' strong edges are the discs' outlines; on an empty board there are none,
         # and the board's own lines and cells set the scale (paper grain is no edge).
-        edge = max(float(np.percentile(mag, 95)), BOARD_EDGE_SHARE * steepest, 4.0)
-        return cls(colour / 255.0, grad / edge, _edge_strength(model, grad / edge), steepest / spread, crop)
+        grad = grad / max(float(np.percentile(mag, 95)), BOARD_EDGE_SHARE * steepest, 4.0)
+        return cls(colour / 255.0, grad, _edge_strength(model, grad), steepest / spread, crop)
 
 
 def outline_strength(model: StackModel, frame: FrameSamples, points: np.ndarray) -> np.ndarray:
