@@ -256,8 +256,9 @@ def _scores(patches: np.ndarray, rise: np.ndarray) -> tuple[np.ndarray, np.ndarr
 class PatchHeights:
     """What the patch net makes of the points of one frame (:func:`net_log_probabilities`),
     worked out only for the points asked about, each once: the net is much of a frame's reading
-    time (5 of 28 ms for Attangle square's 64 points), and most points' evidence needs no second
-    word about their heights (see :data:`vision.heights.PATCH_NEEDED_NATS`).
+    time (7 of 38 ms for Attangle square's 64 points on one AVX2 core), and most points'
+    evidence needs no second word about their heights (see
+    :data:`vision.heights.PATCH_NEEDED_NATS`).
 
     ``table`` holds the heights' log-probabilities found so far (points x (max_height + 1)),
     ``tops`` the top colour's (points x 2: white, black), ``layers`` each layer's log-odds of
