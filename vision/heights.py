@@ -336,10 +336,11 @@ def heights_adding_up(p: np.ndarray, total: int) -> tuple[np.ndarray, float] | N
     best = np.full(total + 1, -np.inf)  # the likeliest heights of the points so far adding up to each sum
     best[0] = 0.0
     choice = np.zeros((n, total + 1), int)
+    before = np.arange(total + 1)[None] - np.arange(width)[:, None]  # per height and sum, the sum before it
+    possible = before >= 0
+    before = np.maximum(before, 0)
     for i in range(n):
-        options = np.full((width, total + 1), -np.inf)
-        for h in range(min(width, total + 1)):
-            options[h, h:] = best[:total + 1 - h] + log_p[i, h]
+        options = np.where(possible, best[before] + log_p[i][:, None], -np.inf)
         choice[i], best = options.argmax(axis=0), options.max(axis=0)
     if not np.isfinite(best[total]):
         return None
