@@ -285,16 +285,16 @@ views too (16-64 channels, the stills of :mod:`vision.stack_net` but seeds 307 a
 0.5 our renderer's views above 60 degrees gained (Accasta 0.9743 -> 0.9811 on 40 scenes)
 but 30 POV-Ray Accasta scenes (seed 900) lost (0.9919 -> 0.9874, all above 45 degrees)."""
 PATCH_NEEDED_NATS = 3.0
-"""The patch net is asked about a point only where the evidence favours its likeliest height
-over the next by less than this (nats, a probability of 0.95).  On 30 scenes each of Attangle
-square and Attraktion (seed 5310) the evidence read every point above 2 nats right (1,650 of
-1,920 and 2,798 of 3,000); 799 and 899 of them, most of them empty cells, were between 3 and 4
-nats.  Asked about from 3 nats instead of 4 as before, the net leaves the reader reading
-Attraktion in 31 ms instead of 39 and Attangle square in 38 instead of 42 (one core), with as
-many points wrong, and as many surely: on 25 scenes each of six games (seed 5310: 26 and 1), 15 each of five on the slate
-look (5311: 30 and 2), 25 each of five seen from 55-70 degrees (5312: 33 and 0), 20 each of
-six at 640x480 (5313: 38 and 0) and POV-Ray's 78 (seed 960, and 920 on foreign prints: 20
-and 3 against 21 and 3).  From 2.5 nats, slate read 3 more wrong."""
+"""The patch net is asked about a point only where the evidence favours its likeliest height over
+the next by less than this (nats, a probability of 0.95).  On 30 scenes each of Attangle square
+and Attraktion (seed 5310) the evidence read every point above 2 nats right (1,650 of 1,920 and
+2,798 of 3,000); 799 and 899 of them, most of them empty cells, were between 3 and 4 nats.
+Asked about from 3 nats instead of 4 as before, the net leaves the reader reading Attraktion in
+31 ms instead of 39 and Attangle square in 38 instead of 42 (one core), with as many points
+wrong, and as many surely: on 25 scenes each of six games (seed 5310: 26 and 1), 15 each of
+five on the slate look (5311: 30 and 2), 25 each of five seen from 55-70 degrees (5312: 33 and
+0), 20 each of six at 640x480 (5313: 38 and 0) and POV-Ray's 78 (seed 960, and 920 on foreign
+prints: 20 and 3 against 21 and 3).  From 2.5 nats, slate read 3 more wrong."""
 PATCH_EMPTY_WEIGHT = 0.75
 PATCH_CLEAR = 0.9
 """How much the patch net's odds of a stack at all (against an empty point) count where nearer
