@@ -480,6 +480,9 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
     top = nan_percentile(log_chroma(_board_colours(model, frame, masks, heights)), 50, axis=1)
     look = nan_percentile(log_chroma(board), 50, axis=1)
     shown = (heights > 0) & np.isfinite(top).all(axis=1)
+    kinds = {white: shown & (top_white == white) for white in (False, True)}
+    discs = {white: np.median(top[kind & sure_top], axis=0) for white, kind in kinds.items()
+             if (kind & sure_top).sum() >= 2}  # each colour's sure tops' hue
     for shade in np.unique(model.shades):
         ones = (model.shades == shade) & np.isfinite(look).all(axis=1)
         empty = sure_empty & ones
@@ -488,14 +491,9 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
         if empty.sum() < 3:
             continue
         cell = np.median(look[empty], axis=0)
-        for white in (False, True):
-            kind = shown & (top_white == white)
-            sure = kind & sure_top
-            if sure.sum() < 2:
-                continue
-            disc = np.median(top[sure], axis=0)
+        for white, disc in discs.items():
             apart = float(np.hypot(*(cell - disc)))
-            at = kind & (model.shades == shade)
+            at = kinds[white] & (model.shades == shade)
             if apart >= HUES_APART and at.any():
                 nearer = (np.hypot(*(top[at] - disc).T) - np.hypot(*(top[at] - cell).T)) / apart
                 trust[at] = _trust(nearer, BOARD_LIKE_DISC)
