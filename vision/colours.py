@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.percentiles import percentile
+
 MIN_RATIO = 1.3
 """Two brightness groups at least this far apart (a factor, at the discs' places) ..."""
 MIN_SEPARATION = 1.5
@@ -100,7 +102,7 @@ def reference_brightness(frame) -> float:
     """The brightness of a frame's brightest surfaces: the 95th percentile over every fourth of
     its samples (``frame``: a :class:`vision.stacks.FrameSamples`; its tens of thousands of
     samples give the same figure to 0.002 with a quarter of the work)."""
-    return float(np.percentile(brightness(frame.colour[::4]), 95))
+    return percentile(brightness(frame.colour[::4]), 95)
 
 
 INITIAL_SPLITS = 3

@@ -25,10 +25,11 @@ from rules.infer import Observation
 from vision.colours import DARKEST, ColourModel, brightness, confidence, log_chroma, reference_brightness
 from vision.hands import HandFinder, beyond_stacks
 from vision.heights import height_model, read_heights
+from vision.percentiles import nan_percentile
 from vision.placement import StackColours, disc_offsets, stack_colours
 from vision.shapes import StackShapes
 from vision.stack_net import PatchHeights, patch_frames
-from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, nan_percentile, outline_evidence, outline_strength
+from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, outline_evidence, outline_strength
 
 MIN_SHARPNESS = 0.09
 """Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read:
