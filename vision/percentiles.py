@@ -8,15 +8,17 @@ import numpy as np
 
 
 def percentile(a: np.ndarray, q: float) -> float:
-    """The ``q``-th percentile (0..100) of all of ``a``, exactly as ``np.percentile`` gives it,
-    in a fifth of the time on tens of thousands of values: one partition at the rank below, and
-    the least value above it.
+    """The ``q``-th percentile (0..100) of all of ``a`` (no NaN), exactly as ``np.percentile``
+    gives it, in a fifth of the time on tens of thousands of values: one partition at the rank
+    below, and the least value above it; NaN for no values.
 
     >>> values = np.random.default_rng(0).random(1001)
-    >>> percentile(values, 95) == np.percentile(values, 95), percentile([1.0, 2.0], 25)
-    (True, 1.25)
+    >>> percentile(values, 95) == float(np.percentile(values, 95)), percentile([1.0, 2.0], 25), percentile([], 50)
+    (True, 1.25, nan)
     """
     a = np.ravel(a)
+    if not len(a):
+        return float("nan")
     at = q / 100.0 * (len(a) - 1)
     below = int(at)
     part = np.partition(a, below)

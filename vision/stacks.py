@@ -210,7 +210,7 @@ class StackModel:
         self._map = np.zeros((rows * 1024, 2), np.float32)
         self._map[:len(self.bank_px)] = self.bank_px
         self._map = self._map.reshape(rows, 1024, 2)
-        self._crops: dict[tuple[int, int], tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}
+        self._crops: dict[tuple[int, int], tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, ...]]] = {}
         self.hulls = self.silhouettes()
         """Per point and height 1..H, the image outline of a stack there (:meth:`silhouettes`)."""
         most = max(len(hull) for hl in self.hulls for hull in hl)
@@ -482,7 +482,7 @@ class StackModel:
         crop = Crop(np.array([x0, y0], np.float32), smooth, image[y0:y1, x0:x1])
         return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0, steepest, spread, crop
 
-    def _crop(self, w: int, h: int) -> tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    def _crop(self, w: int, h: int) -> tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, ...]]:
         """The part of a w x h frame the samples cover, with a margin for the filters (x0, y0,
         x1, y1), and where the samples are in it: the sample map, shifted, and the same as
         OpenCV's fixed-point map pair; kept per frame size."""
