@@ -114,20 +114,38 @@ def _design(positions: np.ndarray) -> np.ndarray:
     return np.column_stack([np.ones(len(positions)), positions])
 
 
+_RIDGE = np.diag([1e-9, SLOPE_PENALTY, SLOPE_PENALTY])
+
+
 def _line(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Least-squares level c (3) with y ~ X c, the slopes held in by :data:`SLOPE_PENALTY`."""
-    return np.linalg.solve(X.T @ X + np.diag([1e-9, SLOPE_PENALTY, SLOPE_PENALTY]), X.T @ y)
+    return np.linalg.solve(X.T @ X + _RIDGE, X.T @ y)
 
 
-def _two_lines(y: np.ndarray, X: np.ndarray, light: np.ndarray
-               ) -> tuple[float, np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
+def _lines(terms: tuple[np.ndarray, np.ndarray], light: np.ndarray) -> np.ndarray:
+    """:func:`_line` of the levels not ``light`` and of those ``light`` (2 x 3), from the
+    levels' ``terms`` (:func:`_terms`) in one solve: the k-means below fits both groups many
+    times a frame, and a call of numpy's costs more than its sums."""
+    products, moments = terms
+    groups = np.stack([~light, light]).astype(float)  # 2 x levels
+    A = (groups @ products).reshape(2, 3, 3) + _RIDGE
+    return np.linalg.solve(A, (groups @ moments)[..., None])[..., 0]
+
+
+def _terms(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each level's share of the normal equations of :func:`_line`: X x X (levels x 9) and X y (levels x 3)."""
+    return (X[:, :, None] * X[:, None, :]).reshape(len(X), 9), X * y[:, None]
+
+
+def _two_lines(y: np.ndarray, X: np.ndarray, light: np.ndarray) -> tuple[float, np.ndarray, np.ndarray] | None:
     """Two-line k-means of levels ``y`` (design ``X``) from the split ``light``: the sum of
-    squared residuals, which levels are light, and the dark and light groups' levels (c);
+    squared residuals, which levels are light, and the dark and light groups' levels (c, 2 x 3);
     none when a group empties."""
+    terms = _terms(X, y)
     for _ in range(20):
         if light.all() or not light.any():
             return None
-        fits = (_line(X[~light], y[~light]), _line(X[light], y[light]))
+        fits = _lines(terms, light)
         dark_at, light_at = X @ fits[0], X @ fits[1]
         new = np.abs(y - light_at) < np.abs(y - dark_at)
         if np.array_equal(new, light):
@@ -210,7 +228,7 @@ class ColourModel:
         if light.all() or not light.any():
             return None
         X = _design(np.zeros((len(y), 2)) if positions is None else np.asarray(positions, float))
-        dark, bright = _line(X[~light], y[~light]), _line(X[light], y[light])
+        dark, bright = _lines(_terms(X, y), light)
         dark_at, light_at = X @ dark, X @ bright
         if (light_at - dark_at).min() <= 0:
             return None
