@@ -129,10 +129,13 @@ class HandFinder:
         hand = skin & gone & (1 - kept)
         if np.count_nonzero(hand) < self.min_area_px:  # too little for even one hand: nothing to label
             return out
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
-        hands = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= self.min_area_px]
-        if hands:
-            mask = cv2.dilate(np.isin(labels, hands).astype(np.uint8), np.ones((MARGIN_PX, MARGIN_PX), np.uint8))
+        # Only the regions' areas are needed: OpenCV's labelling with statistics took 2.2 ms on
+        # a board seen as skin under warm light (440 x 640 pixels), the labels alone 0.26.
+        count, labels = cv2.connectedComponents(hand, connectivity=8)
+        large = np.bincount(labels.ravel(), minlength=count) >= self.min_area_px
+        large[0] = False  # the background
+        if large.any():
+            mask = cv2.dilate(large[labels].astype(np.uint8), np.ones((MARGIN_PX, MARGIN_PX), np.uint8))
             out[y0:y1, x0:x1] = cv2.resize(mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST) > 0
         return out
 
