@@ -44,40 +44,46 @@ def height_features(model: StackModel, frame: FrameSamples, points: np.ndarray, 
     H, P = model.max_height, len(points)
     strength = outline_strength(model, frame, points)
     ev = outline_evidence(model, frame, points, vis, strength)
-    nothing = np.broadcast_to(np.array([0.0, 0.0, 1.0, 0.0]), (P, 4))
-    rim = [ev[:, k] for k in range(H)] + [nothing]  # rim[-1]: nothing, for h = 0 and above H
+    # The rims, near rims and sides per height h = 0..H; "nothing" (no edge, all in view) stands
+    # for the rim below the board and the outlines above the tallest stack.
+    nothing = np.broadcast_to(np.array([0.0, 0.0, 1.0, 0.0]), (P, 1, 4))
+    rims = np.concatenate([ev[:, :H], nothing], axis=1)  # rims[:, k]: the top of layer k; rims[:, H]: nothing
+    below_h = np.arange(-1, H) % (H + 1)  # per h, the rim under h's: nothing for h = 0
+    top, above, below = rims[:, below_h], rims, rims[:, np.maximum(np.arange(-2, H - 1), -1) % (H + 1)]
     near, side = ev[:, H:2 * H + 1], ev[:, 2 * H + 1:]
+    side_above = np.concatenate([side, nothing], axis=1)
     med, spr = band_colours(model, frame, points, vis)
     seen = ~np.isnan(spr)
     rows = np.zeros((P, H + 1, len(FEATURES)))
     offsets, rows[..., len(FEATURES) - len(FIT_FEATURES):] = offset_evidence(model, points, vis, strength)
     strongest = ev[:, :H, 3].max(axis=1) + 0.05
     side_scale = np.minimum(model.side_px[points], 10.0) / 10.0
-    zero, one = np.zeros(P), np.ones(P)
-    for h in range(H + 1):
-        top, above = rim[h - 1], rim[h] if h < H else nothing
-        side_above = side[:, h] if h < H else nothing
-        shown = side[:, :h, 2] > 0  # the layers below whose sides are in view
-        lowest = np.where(shown[..., None], side[:, :h, :2], np.inf).min(1, initial=np.inf)
-        weakest = np.where(shown.any(1)[:, None], lowest, 0.0)  # edge and contrast of the weakest of those sides
-        spread = np.where(seen[:, :h], spr[:, :h], 0.0).max(1, initial=0.0)
-        if h:
-            both = seen[:, H + h] & seen[:, h - 1]
-            match = np.where(both, np.abs(med[:, H + h] - med[:, h - 1]).sum(-1), 0.0)
-        else:
-            match = zero
-        rows[:, h, :len(_BASE_FEATURES)] = np.column_stack([
-            np.full(P, float(h == 0)), top[:, 0], top[:, 1], above[:, 0], above[:, 1], weakest[:, 0], weakest[:, 1],
-            side_above[:, 0], side_above[:, 1], top[:, 2], spread, match, np.full(P, h / H),
-            near[:, 0, 0] if h else zero, near[:, 0, 1] if h else zero, near[:, h, 0] if h else zero,
-            near[:, h, 1] if h else zero, near[:, 1:h + 1, 0].min(1) if h else zero,
-            near[:, h + 1, 0] if h < H else zero, near[:, 0, 2] if h else one,
-            side[:, :h, 2].min(1, initial=1.0)])
-        below = rim[h - 2] if h >= 2 else nothing
-        rows[:, h, len(_BASE_FEATURES):len(FEATURES) - len(FIT_FEATURES)] = np.column_stack([
-            top[:, 3], above[:, 3], below[:, 3], top[:, 3] / strongest,
-            top[:, 3] - np.maximum(above[:, 3], below[:, 3] if h >= 2 else zero), top[:, 1] - above[:, 1],
-            near[:, h, 3] if h else zero, near[:, h + 1, 3] if h < H else zero, side_scale])
+
+    def under(values: np.ndarray, ufunc: np.ufunc, start: float) -> np.ndarray:
+        """Per h = 0..H, ``ufunc`` over ``values`` (points x H x ...) of the layers below h, from ``start``."""
+        first = np.full((P, 1, *values.shape[2:]), start)
+        return ufunc.accumulate(np.concatenate([first, values], axis=1), axis=1)
+
+    shown = side[:, :, 2] > 0  # the layers whose sides are in view
+    lowest = under(np.where(shown[..., None], side[:, :, :2], np.inf), np.minimum, np.inf)
+    weakest = np.where(under(shown, np.logical_or, False)[..., None], lowest, 0.0)  # the weakest of those sides
+    spread = under(np.where(seen[:, :H], spr[:, :H], 0.0), np.maximum, 0.0)
+    match = np.zeros((P, H + 1))
+    both = seen[:, H + 1:2 * H + 1] & seen[:, :H]
+    match[:, 1:] = np.where(both, np.abs(med[:, H + 1:2 * H + 1] - med[:, :H]).sum(-1), 0.0)
+    some = np.arange(H + 1) > 0  # a stack stands
+    rim_at = np.concatenate([near[:, 1:], np.zeros((P, 1, 4))], axis=1)  # the near rim one layer up
+    foot = np.where(some, near[:, :1, :].transpose(2, 0, 1), [[[0.0]], [[0.0]], [[1.0]], [[0.0]]])
+    rows[..., :len(_BASE_FEATURES)] = np.stack([
+        np.broadcast_to(~some, (P, H + 1)), top[..., 0], top[..., 1], above[..., 0], above[..., 1], weakest[..., 0],
+        weakest[..., 1], side_above[..., 0], side_above[..., 1], top[..., 2], spread, match,
+        np.broadcast_to(np.arange(H + 1) / H, (P, H + 1)), foot[0], foot[1], np.where(some, near[..., 0], 0.0),
+        np.where(some, near[..., 1], 0.0), np.where(some, under(near[:, 1:, 0], np.minimum, np.inf), 0.0),
+        rim_at[..., 0], foot[2], under(side[:, :, 2], np.minimum, 1.0)], axis=-1)
+    rows[..., len(_BASE_FEATURES):len(FEATURES) - len(FIT_FEATURES)] = np.stack([
+        top[..., 3], above[..., 3], below[..., 3], top[..., 3] / strongest[:, None],
+        top[..., 3] - np.maximum(above[..., 3], below[..., 3]), top[..., 1] - above[..., 1],
+        np.where(some, near[..., 3], 0.0), rim_at[..., 3], np.broadcast_to(side_scale[:, None], (P, H + 1))], axis=-1)
     return rows, offsets
 
 
