@@ -153,11 +153,14 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     at = widest[point[..., None], r - 1, place]
     seen = ok @ member
     mean = ((at * ok[:, None]) @ member) / np.maximum(seen, 1)[:, None]
-    for j in range(H):
-        hj = j + 1
-        rows[:, hj] = np.column_stack([mean[:, j, hj - 1], mean[:, j, hj] if hj < H else np.zeros(P), mean[:, j, H],
-                                       mean[:, j, H + 1:H + hj + 1].min(axis=1),
-                                       np.hypot(offsets[:, hj, 0], offsets[:, hj, 1]), rms[:, j]])
+    # Per height h = j + 1: its far rim, the far rim above, the foot, the weakest near rim up to its top.
+    j = np.arange(H)
+    rows[:, 1:, 0] = mean[:, j, j]
+    rows[:, 1:H, 1] = mean[:, j[:-1], j[:-1] + 1]
+    rows[:, 1:, 2] = mean[:, :, H]
+    rows[:, 1:, 3] = np.minimum.accumulate(mean[:, :, H + 1:2 * H + 1], axis=2)[:, j, j]
+    rows[:, 1:, 4] = np.hypot(offsets[:, 1:, 0], offsets[:, 1:, 1])
+    rows[:, 1:, 5] = rms
     return offsets, rows
 
 
