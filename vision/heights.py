@@ -48,8 +48,8 @@ def height_features(model: StackModel, frame: FrameSamples, points: np.ndarray, 
     # for the rim below the board and the outlines above the tallest stack.
     nothing = np.broadcast_to(np.array([0.0, 0.0, 1.0, 0.0]), (P, 1, 4))
     rims = np.concatenate([ev[:, :H], nothing], axis=1)  # rims[:, k]: the top of layer k; rims[:, H]: nothing
-    below_h = np.arange(-1, H) % (H + 1)  # per h, the rim under h's: nothing for h = 0
-    top, above, below = rims[:, below_h], rims, rims[:, np.maximum(np.arange(-2, H - 1), -1) % (H + 1)]
+    # Per height h: the rim of its top (layer h - 1's), the rim a layer above and a layer below it.
+    top, above, below = rims[:, np.r_[H, :H]], rims, rims[:, np.r_[H, H, :H - 1]]
     near, side = ev[:, H:2 * H + 1], ev[:, 2 * H + 1:]
     side_above = np.concatenate([side, nothing], axis=1)
     med, spr = band_colours(model, frame, points, vis)
