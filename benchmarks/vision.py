@@ -5,6 +5,7 @@
     python3 benchmarks/vision.py --find 20    # also find the board in the first 20 images of each game
     python3 benchmarks/vision.py --effect tone=1.6   # as a camera with a darker tone curve takes them
     python3 benchmarks/vision.py --elevation 60-70   # only cameras looking down steeply
+    python3 benchmarks/vision.py --games accasta --count 40 --wrong   # and every point read wrong
 
 Scenes come from the renderer (every camera placement, board look, lighting and photo
 effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render`` or by
@@ -24,7 +25,9 @@ placement) and to read a frame with the pose known, on one core.  ``--find N`` a
 the board finder plus reading, and the full-stack accuracy with the found pose (turned to the truth's
 White's side).  A second table gives ``stack?`` and ``clean?`` by how steeply the camera looks
 down (:data:`ELEVATION_BANDS`): a layer's side looks thinner the steeper the view, and hidden
-layers are more common the flatter.
+layers are more common the flatter.  ``--wrong`` lists every point read wrong: the scene, the
+camera's elevation, the point, its stack and the reading, the reading's confidence, and whether
+it is sure (taken as read) or honest (right as far as it can be seen).
 
 Targets (issue 5): full stack right on 99.9% of points, 98% of images without an error,
 30 ms per frame with the pose known and 0.5 s with board finding.
@@ -60,7 +63,7 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
     if args.dir:
         for d in args.dir:
             for path in sorted(Path(d).glob("*.json"))[args.skip:args.skip + args.count]:
-                yield path.name, cv2.imread(str(path.with_suffix(".jpg"))), json.loads(path.read_text())
+                yield path.stem, cv2.imread(str(path.with_suffix(".jpg"))), json.loads(path.read_text())
         return
     rig = rig_at(args.elevation)
     for game in args.games:
@@ -155,6 +158,7 @@ def main() -> None:
                              + ", ".join(EFFECTS))
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                         help="render only cameras this many degrees above the table (not with --dir)")
+    parser.add_argument("--wrong", action="store_true", help="also list every point read wrong")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.elevation and args.dir:
@@ -186,11 +190,17 @@ def main() -> None:
             st["top"].append(got is not None and (got[-1:] == want[-1:]))
             st["height"].append(got is not None and len(got) == len(want))
             st["stack"].append(got == want)
-            right = honest(got, want, unseen[p], reading.observation.conf(p))
+            confidence = reading.observation.conf(p)
+            right = honest(got, want, unseen[p], confidence)
             st["honest"].append(right)
             dishonest += not right
-            st["sure_wrong"].append(got is not None and got != want and reading.observation.conf(p) >= LOW_CONFIDENCE)
+            sure = got is not None and got != want and confidence >= LOW_CONFIDENCE
+            st["sure_wrong"].append(sure)
             wrong += got != want
+            if got != want:
+                st["wrong"].append({"scene": name, "elevation": round(pose.elevation_deg(), 1), "point": p,
+                                    "truth": want, "read": got, "confidence": round(confidence, 3),
+                                    "sure": sure, "honest": right})
         st["image"].append(wrong == 0)
         st["honest_image"].append(dishonest == 0)
         st["elevation"].append(pose.elevation_deg())
@@ -221,6 +231,8 @@ def main() -> None:
             "sure_and_wrong": float(np.mean(st["sure_wrong"])),
             "prepare_ms": 1000 * statistics.median(st["prepare"]), "read_ms": 1000 * statistics.median(st["read"]),
         }
+        if args.wrong:
+            report[game]["wrong"] = st["wrong"]
         elevation, dishonest = np.array(st["elevation"]), np.array(st["dishonest"])
         bands = report[game]["by_elevation"] = {}
         for lo, hi in ELEVATION_BANDS:
@@ -250,6 +262,14 @@ def main() -> None:
         cells = [r["by_elevation"].get(b) for b in bands]
         print(f"{game:16}" + "".join(f" {c['full_stack_or_unseen']:7.4f} {c['images_without_error_or_unseen']:7.4f}"
                                      f" {c['images']:5d}" if c else f" {'-':>21}" for c in cells))
+    if args.wrong:
+        print("\npoints read wrong: scene, elevation (deg), point, truth, reading ('.' empty, '-' not read), "
+              "confidence, sure or honest")
+        for r in report.values():
+            for w in r["wrong"]:
+                tag = "sure" if w["sure"] else "honest" if w["honest"] else ""
+                print(f"{w['scene']:32} {w['elevation']:5.1f} {w['point']:4} {w['truth'] or '.':>7} "
+                      f"{'-' if w['read'] is None else w['read'] or '.':>7} {w['confidence']:5.2f} {tag}")
 
 
 if __name__ == "__main__":
