@@ -325,6 +325,16 @@ def test_points_out_of_view_are_not_read_and_the_rest_are():
     assert right >= 0.95 * len(inside)
 
 
+def test_a_frame_of_another_size_than_the_poses_is_refused():
+    """A frame the pose was not found for would put every point in the wrong place: refused
+    with both sizes named, before anything is read."""
+    image, truth = sample("dame-kings")
+    reader = StackReader("dame100", pose_from_truth(truth))
+    w, h = reader.pose.camera.image_size
+    with pytest.raises(ValueError, match=f"the frame is {w // 2}x{h // 2} but the board pose is for {w}x{h} frames"):
+        reader.read(cv2.resize(image, (w // 2, h // 2)))
+
+
 @pytest.fixture
 def calibration(tmp_path):
     def write(name: str) -> Path:

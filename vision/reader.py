@@ -272,11 +272,8 @@ class StackReader:
         """Read a BGR frame taken with the reader's pose (same size as its camera)."""
         model = self.model
         h, w = image.shape[:2]
-        if (w, h) != model.pose.camera.image_size:
-            cw, ch = model.pose.camera.image_size
-            raise ValueError(f"the frame is {w}x{h} but the board pose is for {cw}x{ch} frames")
         names = model.names
-        frame = FrameSamples.of(model, image)
+        frame = FrameSamples.of(model, image)  # a frame of another size than the pose's is refused here
         if frame.sharpness < MIN_SHARPNESS:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
                            "the frame is too blurred to read")

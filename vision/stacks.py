@@ -201,16 +201,10 @@ class StackModel:
         self.bank_mm = blocks.reshape(-1, 3)
         """Every point's samples (samples x 3, mm on the board), block after block (:attr:`starts`)."""
         self.bank_px = pose.project(self.bank_mm).astype(np.float32)
-        self._bank_box = (self.bank_px.min(0), self.bank_px.max(0))
         w, h = pose.camera.image_size
         self.in_frame = (self.bank_px[:, 0] >= 0) & (self.bank_px[:, 0] <= w - 1) & \
             (self.bank_px[:, 1] >= 0) & (self.bank_px[:, 1] <= h - 1)
-        # cv2.remap wants maps shorter than 32767 pixels a side: fold the bank into rows.
-        rows = -(-len(self.bank_px) // 1024)
-        self._map = np.zeros((rows * 1024, 2), np.float32)
-        self._map[:len(self.bank_px)] = self.bank_px
-        self._map = self._map.reshape(rows, 1024, 2)
-        self._crops: dict[tuple[int, int], tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, ...]]] = {}
+        self._crop = self._crop_maps(w, h)
         self.hulls = self.silhouettes()
         """Per point and height 1..H, the image outline of a stack there (:meth:`silhouettes`)."""
         most = max(len(hull) for hl in self.hulls for hull in hl)
@@ -246,7 +240,10 @@ class StackModel:
         self.directions = np.stack([ps.directions for ps in self.points])
         """Per point (points x places x 2): :attr:`_PointSamples.directions`."""
         self.outline_index, self.outline_groups, normals = self._outline_table()
-        self.outline_normals = normals.astype(np.float32)
+        self.outline_gather = self.starts[:, None, None] + self.outline_index[None]
+        """Every point's outline samples in the bank (points x offsets x places)."""
+        self.outline_normals = tuple(np.ascontiguousarray(normals[:, None, :, k], np.float32) for k in (0, 1))
+        """Per point, the image normal's x and y at its outline places (points x 1 x places each)."""
         count = int(self.outline_groups[-1]) + 1
         self.outline_member = (self.outline_groups[:, None] == np.arange(count)[None]).astype(float)
         """(places x outlines): 1 where a place belongs to an outline."""
@@ -461,10 +458,14 @@ class StackModel:
         of every sample pixel in a BGR frame, lightly smoothed; of the part of the frame the
         samples cover (the board), the steepest edges (99th percentile of the gradient) and the
         spread of grey levels (5-95 percentile); and that part itself, smoothed and as taken,
-        to read colours elsewhere (:class:`Crop`).  Only that part of the frame is filtered."""
+        to read colours elsewhere (:class:`Crop`).  Only that part of the frame is filtered.  A
+        frame of another size than the pose's camera's is refused (ValueError)."""
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        (x0, y0, x1, y1), where, fixed = self._crop(*image.shape[1::-1])
+        if image.shape[1::-1] != self.pose.camera.image_size:
+            w, h = self.pose.camera.image_size
+            raise ValueError(f"the frame is {image.shape[1]}x{image.shape[0]} but the board pose is for {w}x{h} frames")
+        (x0, y0, x1, y1), where, fixed = self._crop
         smooth = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
         grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY).astype(np.float32)
         dx, dy = _gradients(grey)
@@ -482,16 +483,20 @@ class StackModel:
         crop = Crop(np.array([x0, y0], np.float32), smooth, image[y0:y1, x0:x1])
         return colour.reshape(-1, 3)[:n].astype(np.float32), g.reshape(-1, 2)[:n] / 8.0, steepest, spread, crop
 
-    def _crop(self, w: int, h: int) -> tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, ...]]:
+    def _crop_maps(self, w: int, h: int) -> tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, ...]]:
         """The part of a w x h frame the samples cover, with a margin for the filters (x0, y0,
         x1, y1), and where the samples are in it: the sample map, shifted, and the same as
-        OpenCV's fixed-point map pair; kept per frame size."""
-        if (w, h) not in self._crops:
-            x0, y0 = np.clip(np.floor(self._bank_box[0]).astype(int) - 4, 0, [w - 1, h - 1])
-            x1, y1 = np.clip(np.ceil(self._bank_box[1]).astype(int) + 5, [x0 + 1, y0 + 1], [w, h])
-            where = self._map - np.array([x0, y0], np.float32)
-            self._crops[w, h] = (int(x0), int(y0), int(x1), int(y1)), where, cv2.convertMaps(where, None, cv2.CV_16SC2)
-        return self._crops[w, h]
+        OpenCV's fixed-point map pair.  Worked out with the model, not on its first frame: it
+        is a millisecond of a frame's reading."""
+        lo, hi = self.bank_px.min(0), self.bank_px.max(0)
+        x0, y0 = np.clip(np.floor(lo).astype(int) - 4, 0, [w - 1, h - 1])
+        x1, y1 = np.clip(np.ceil(hi).astype(int) + 5, [x0 + 1, y0 + 1], [w, h])
+        # cv2.remap wants maps shorter than 32767 pixels a side: fold the bank into rows.
+        rows = -(-len(self.bank_px) // 1024)
+        where = np.zeros((rows * 1024, 2), np.float32)
+        where[:len(self.bank_px)] = self.bank_px - np.array([x0, y0], np.float32)
+        where = where.reshape(rows, 1024, 2)
+        return (int(x0), int(y0), int(x1), int(y1)), where, cv2.convertMaps(where, None, cv2.CV_16SC2)
 
     def visible(self, points: np.ndarray, heights: np.ndarray) -> np.ndarray:
         """Which samples of each of ``points`` (indices) are in the frame and not hidden by
@@ -607,11 +612,11 @@ def outline_strength(model: StackModel, frame: FrameSamples, points: np.ndarray)
 
 def _edge_strength(model: StackModel, grad: np.ndarray) -> np.ndarray:
     """:func:`outline_strength` of every point of ``model`` with the samples' gradients ``grad``."""
-    g = grad[model.starts[:, None, None] + model.outline_index[None]]
+    g = grad[model.outline_gather]
     xy = g.view(np.float32).reshape(*g.shape, 2)
-    normal = model.outline_normals[:, None]
-    along = xy[..., 0] * np.ascontiguousarray(normal[..., 0])
-    along += xy[..., 1] * np.ascontiguousarray(normal[..., 1])
+    nx, ny = model.outline_normals
+    along = xy[..., 0] * nx
+    along += xy[..., 1] * ny
     np.abs(along, out=along)
     least = np.abs(g)
     least += np.float32(1e-9)
