@@ -273,7 +273,7 @@ def _scores(patches: np.ndarray, rise: np.ndarray) -> tuple[np.ndarray, np.ndarr
 class PatchHeights:
     """What the patch net makes of the points of one frame (:func:`net_log_probabilities`),
     worked out only for the points asked about, each once: the net is much of a frame's reading
-    time (8 of 32 ms for Attangle square's 64 points on one AVX2 core), and most points'
+    time (7 of 30 ms for Attangle square's 64 points on one AVX2 core), and most points'
     evidence needs no second word about their heights (see
     :data:`vision.heights.PATCH_NEEDED_NATS`).
 
