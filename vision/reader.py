@@ -156,8 +156,9 @@ score under :data:`NET_COLOUR_VOTE`) and where it has run for the heights anyway
 every top it ran on 11.1 patches a frame more in Attangle square's pictures (seed 5309), not
 0.4, and took 1.9 ms more of about 30 (one core).  On 1,478 held-out pictures (the benchmark's
 seed 5801, 60 of each game; our renderer's stills seen steeply and from every elevation, on
-slate and at 640x480; POV-Ray's) every point reads as it did, as surely but for one point
-read wrong (unsure at 0.50, not 0.25)."""
+slate and at 640x480; POV-Ray's), and on 540 more under a warm colour cast and tone curves
+(``benchmarks/vision.py --effect``), every point reads as it did, as surely but for one
+point read wrong (unsure at 0.50, not 0.25)."""
 NET_COLOUR_FLOOR = 0.25
 NET_COLOUR_VOTE = 3.0
 """The most the patch net's top colour adds to a top layer's colour score (in the units of

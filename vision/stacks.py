@@ -486,8 +486,8 @@ class StackModel:
     def _crop_maps(self, w: int, h: int) -> tuple[tuple[int, int, int, int], np.ndarray, tuple[np.ndarray, ...]]:
         """The part of a w x h frame the samples cover, with a margin for the filters (x0, y0,
         x1, y1), and where the samples are in it: the sample map, shifted, and the same as
-        OpenCV's fixed-point map pair.  Worked out with the model, not on its first frame: it
-        is a millisecond of a frame's reading."""
+        OpenCV's fixed-point map pair.  Worked out with the model: on a reader's first frame it
+        took a millisecond of the reading."""
         lo, hi = self.bank_px.min(0), self.bank_px.max(0)
         x0, y0 = np.clip(np.floor(lo).astype(int) - 4, 0, [w - 1, h - 1])
         x1, y1 = np.clip(np.ceil(hi).astype(int) + 5, [x0 + 1, y0 + 1], [w, h])
