@@ -31,7 +31,9 @@ Decisions where the booklet is silent:
 * Order inside a captured stack: the booklet says it "plays no role", players stack in
   any order.  We write the target's pieces at the bottom, then the capturing 3-stack,
   then the capturing single piece(s) on top, so the top piece is always the capturer's;
-  :meth:`Attangle.stack_fits` accepts any order with the right colour counts.
+  :meth:`Attangle.stack_fits` accepts any order with the right colour counts.  The
+  orders players make, the target at the bottom and the two units on it whole either way,
+  are :meth:`Attangle.usual_stacks`: vision prefers them where a disc's colour is unsure.
 * Pieces never leave the game (2008: the returned piece goes to the hand), so the
   inherited :meth:`~rules.base.Board.material` is right for every edition.
 
@@ -143,14 +145,35 @@ class Attangle(Board[AttangleTurn]):
         """
         return any(cls.stack_fits(built, stack) for built in _built_stacks(cls))
 
+    @classmethod
+    def usual_stacks(cls) -> tuple[str, ...]:
+        """The stacks captures build as the booklet has players stack them: the two capturing
+        units land whole on the target, in either order ("the order plays no role").  The
+        other orders of the same pieces, which :meth:`stack_fits` accepts too, come only from
+        restacking by hand.
+
+        >>> [s for s in Attangle.usual_stacks() if len(s) > 1]  # 2:1 on a single, 3:2 on a single or on a 3-stack
+        ['bww', 'wbb', 'bbwww', 'bwbww', 'bwwbb', 'wbbww', 'wbwbb', 'wwbbb']
+        >>> len(Attangle.possible_stacks())  # with every order of the same pieces
+        28
+        """
+        usual = _built_stacks(cls, either_order=True)
+        return tuple(s for s in cls.possible_stacks() if s in usual)
+
     def captured_stack(self, target: str, unit_a: str, unit_b: str) -> str:
-        """The stack a capture makes: the target, then the taller unit, then the other on top.
+        """The stack a capture makes as the game records it: the target, then the taller unit,
+        then the other on top.
 
         >>> Attangle().captured_stack("b", "w", "bww")
         'bbwww'
         """
         low, high = sorted((unit_a, unit_b), key=len)
-        new = target + high + low
+        return self.stacked(target, high, low)
+
+    def stacked(self, target: str, lower: str, upper: str) -> str:
+        """The stack units ``lower`` and then ``upper`` make on ``target`` (less its top piece
+        where that goes back to the hand)."""
+        new = target + lower + upper
         return new[:-1] if self.returns_top else new
 
     def capture_problem(self, mover: Colour, new: str) -> str | None:
@@ -373,9 +396,10 @@ class Attangle2008(Attangle):
 
 
 @cache
-def _built_stacks(cls: type[Attangle]) -> frozenset[str]:
-    """Every stack of ``cls``'s game, as :meth:`Attangle.captured_stack` builds it: single
-    pieces, then whatever legal captures make of the stacks found so far."""
+def _built_stacks(cls: type[Attangle], either_order: bool = False) -> frozenset[str]:
+    """Every stack of ``cls``'s game, as :meth:`Attangle.captured_stack` builds it (with
+    ``either_order``, also with the two capturing units the other way round): single pieces,
+    then whatever legal captures make of the stacks found so far."""
     board = cls()
     built = {WHITE, BLACK}
     while True:
@@ -383,8 +407,11 @@ def _built_stacks(cls: type[Attangle]) -> frozenset[str]:
         for target in (t for t in built if len(t) < cls.max_height):  # complete stacks are never captured
             mover = other(cls.owner(target))
             units = [u for u in built if cls.owner(u) == mover and len(u) in cls.unit_heights]
-            new |= {made for a, b in combinations_with_replacement(units, 2)
-                    if board.capture_problem(mover, made := board.captured_stack(target, a, b)) is None}
+            pairs = list(combinations_with_replacement(units, 2))
+            made = {board.captured_stack(target, a, b) for a, b in pairs}
+            if either_order:
+                made |= {board.stacked(target, x, y) for a, b in pairs for x, y in ((a, b), (b, a))}
+            new |= {m for m in made if board.capture_problem(mover, m) is None}
         if new <= built:
             return frozenset(built)
         built |= new

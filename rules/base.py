@@ -221,6 +221,17 @@ class Board(ABC, Generic[TurnT]):
         return 0 < len(stack) <= cls.max_height and not stack.strip(WHITE + BLACK)
 
     @classmethod
+    def usual_stacks(cls) -> tuple[str, ...]:
+        """The :meth:`possible_stacks` players build when they stack as the rules say: every
+        one, unless the rules accept stacks in orders play does not make (Attangle).
+
+        >>> from rules import GAMES
+        >>> GAMES["accasta"].usual_stacks() == GAMES["accasta"].possible_stacks()
+        True
+        """
+        return cls.possible_stacks()
+
+    @classmethod
     def possible_stacks(cls) -> tuple[str, ...]:
         """Every stack that :meth:`can_stand`, lowest first.
 

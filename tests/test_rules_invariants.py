@@ -4,9 +4,9 @@ Game-specific properties (Abande's chain, Accasta's 3-per-colour limit, Dame 100
 majority capture ...) are tested beside each game; this file makes sure that any game
 registered in ``rules.GAMES``, present or future, keeps the contract the rest of the
 program relies on: pieces are never created or lost, stacks stay within the game's
-height and are ones vision reads (``can_stand``), every listed turn can be written and
-read back and applies, take-backs restore the position exactly, and the visible board is
-what the camera can compare with.
+height and are ones vision reads (``can_stand``) and takes for usual (``usual_stacks``),
+every listed turn can be written and read back and applies, take-backs restore the position
+exactly, and the visible board is what the camera can compare with.
 """
 
 import random
@@ -26,6 +26,7 @@ def test_random_games_keep_the_contract(name, seed, plies):
     rng = random.Random(seed)
     material = board.material()
     names = set(board.geometry.names)
+    usual = set(board.usual_stacks())
     for _ in range(plies):
         if board.outcome() is not None:
             assert board.legal_turns() == [], "no turns once the game is over"
@@ -47,6 +48,7 @@ def test_random_games_keep_the_contract(name, seed, plies):
         assert all(set(s) <= {"w", "b"} for s in visible.values())
         assert max(map(len, visible.values())) <= board.max_height
         assert all(board.can_stand(s) for s in visible.values() if s), f"{name}: a stack vision would not read"
+        assert all(s in usual for s in visible.values() if s), f"{name}: a stack vision takes for unusual"
         assert board.material() == material, f"{name}: pieces created or lost"
         if board.discs_per_player is not None:
             discs = "".join(visible.values())

@@ -244,7 +244,7 @@ class StackReader:
         self.game = game
         self.pose = pose
         self.model = StackModel(pose, cls.geometry, cls.max_height)
-        self.shapes = StackShapes(cls.possible_stacks(), cls.max_height)
+        self.shapes = StackShapes(cls.possible_stacks(), cls.max_height, cls.usual_stacks())
         self.heights = height_model(game)
         self.discs = cls.discs_per_player
         self.hands = HandFinder(pose)
