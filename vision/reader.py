@@ -378,8 +378,10 @@ class StackReader:
 
         # Each stack's discs weighed together, as the game builds them.
         seen = side_seen | (top_layer & np.isfinite(tops)[:, None])
-        stacks, shares = self.shapes.best(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen)
-        if total is not None and heights.sum() == total:
+        counted = total is not None and heights.sum() == total
+        stacks, shares = self.shapes.best(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen,
+                                          self.discs if counted else None)
+        if counted:
             stacks = self.shapes.deduce_unseen(stacks, self.discs)  # confidences stay those of discs not seen
         colour_doubt = _colour_doubt(stacks, net_tops, patch_heights)
         points: dict[str, str] = {}
