@@ -107,6 +107,22 @@ def test_dim_uneven_light_is_read_right_where_the_net_weighs_several_views_of_a_
     assert wrong("dim-uneven") == {}
 
 
+def test_an_attangle_five_stack_is_read_in_an_order_captures_build():
+    """Seen from 61 degrees, the middle disc of a 5-stack ``wwbbb`` (e3) looked half white: read
+    disc by disc the stack was ``wwwbb``, three white discs under two black ones, which no
+    capture builds (the capturing units land whole on their target).  Read as the booklet has
+    players stack (:meth:`rules.attangle.Attangle.usual_stacks`), the whole picture is right."""
+    assert wrong("benchmark/attangle-5701-0096") == {}
+
+
+@pytest.mark.parametrize("name", ["accasta-5701-0031", "accasta-5701-0095"])
+def test_accasta_stacks_hold_the_boards_twenty_white_discs(name):
+    """Seen from 69 and 60 degrees, the black lower disc of a 2-stack ``bw`` (d1; e6) read
+    white: the board would hold 21 white discs, and Accasta never adds one
+    (:data:`vision.shapes.RECOUNT_NATS`); the whole picture is read right."""
+    assert wrong(f"benchmark/{name}") == {}
+
+
 @pytest.mark.parametrize("name", ["glossy-above", "lamp-aside"])
 def test_glossy_black_tops_seen_from_above_are_black(name):
     """Glossy black tops mirror the lamp and look grey: seen from straight above with the lamp
