@@ -407,10 +407,9 @@ def _built_stacks(cls: type[Attangle], either_order: bool = False) -> frozenset[
         for target in (t for t in built if len(t) < cls.max_height):  # complete stacks are never captured
             mover = other(cls.owner(target))
             units = [u for u in built if cls.owner(u) == mover and len(u) in cls.unit_heights]
-            pairs = list(combinations_with_replacement(units, 2))
-            made = {board.captured_stack(target, a, b) for a, b in pairs}
-            if either_order:
-                made |= {board.stacked(target, x, y) for a, b in pairs for x, y in ((a, b), (b, a))}
+            pairs = combinations_with_replacement(units, 2)
+            made = ({board.stacked(target, x, y) for a, b in pairs for x, y in ((a, b), (b, a))} if either_order
+                    else {board.captured_stack(target, a, b) for a, b in pairs})
             new |= {m for m in made if board.capture_problem(mover, m) is None}
         if new <= built:
             return frozenset(built)

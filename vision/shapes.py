@@ -108,8 +108,7 @@ class StackShapes:
         texts = [""] * len(heights)
         shares = np.ones(len(heights))
         log_w, log_b = np.log(np.clip(white, SURE_LAYER, 1)), np.log(np.clip(1 - white, SURE_LAYER, 1))
-        options: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []  # per stack: point, the height's stacks,
-        # their log-likelihoods with their log-priors, and those priors
+        options: list[tuple[int, int, np.ndarray]] = []  # per stack: point, height, log-likelihood of each of its stacks
         for h in np.unique(heights[heights > 0]):
             at = np.flatnonzero(heights == h)
             shapes, read = self.by_height[h], seen[at, :h]
@@ -124,38 +123,39 @@ class StackShapes:
             shares[at] = np.minimum((weight * fits).sum(axis=1) / weight.sum(axis=1), discs)
             for j, b, o in zip(at, best, open_):
                 texts[j] = "".join("?" if oo else ("w" if bb else "b") for bb, oo in zip(b, o))
-            options += [(j, shapes, row, self.prior[h]) for j, row in zip(at, log_p)]
+            options += [(j, h, row) for j, row in zip(at, log_p)]
         if whites is not None and not any("?" in t for t in texts) and sum(t.count("w") for t in texts) != whites:
             self._recount(options, whites, texts, shares)
         return texts, shares
 
-    @staticmethod
-    def _recount(options: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]], whites: int, texts: list[str],
+    def _recount(self, options: list[tuple[int, int, np.ndarray]], whites: int, texts: list[str],
                  shares: np.ndarray) -> None:
-        """Reads the likeliest stacks among ``options`` (per stack: its point, the stacks it may
-        be, their log-likelihoods with their log-priors, and those priors) that hold ``whites``
-        white discs into ``texts`` and ``shares``, if they are at most :data:`RECOUNT_NATS` less
-        likely than those read; a stack changed so has the share its own discs give it."""
+        """Reads the likeliest stacks among ``options`` (per stack: its point, its height, and
+        the log-likelihood of each of the game's stacks of that height, their log-priors in)
+        that hold ``whites`` white discs into ``texts`` and ``shares``, if they are at most
+        :data:`RECOUNT_NATS` less likely than those read; a stack changed so has the share its
+        own discs give it."""
         best = np.full(whites + 1, -np.inf)  # the likeliest stacks so far holding each number of white discs
         best[0] = 0.0
         choices = []
-        for _, shapes, log_p, _ in options:
-            count = shapes.sum(axis=1)
+        for _, h, log_p in options:
+            count = self.by_height[h].sum(axis=1)
             before = np.arange(whites + 1)[:, None] - count[None]  # per total and stack, the total before it
             total = np.where(before >= 0, best[np.maximum(before, 0)] + log_p[None], -np.inf)
             choices.append(total.argmax(axis=1))
             best = total.max(axis=1)
-        cost = sum(float(log_p.max()) for _, _, log_p, _ in options) - best[whites]
+        cost = sum(float(log_p.max()) for _, _, log_p in options) - best[whites]
         if not cost <= RECOUNT_NATS:
             return
         left = whites
-        for (j, shapes, log_p, prior), choice in zip(reversed(options), reversed(choices)):
+        for (j, h, log_p), choice in zip(reversed(options), reversed(choices)):
             c = choice[left]
-            left -= int(shapes[c].sum())
+            stack = self.by_height[h][c]
+            left -= int(stack.sum())
             if log_p[c] < log_p.max():
-                texts[j] = "".join("w" if w else "b" for w in shapes[c])
+                texts[j] = "".join("w" if w else "b" for w in stack)
                 weight = np.exp(log_p - log_p.max())
-                shares[j] = min(weight[c] / weight.sum(), float(np.exp(log_p[c] - prior[c])))
+                shares[j] = min(weight[c] / weight.sum(), float(np.exp(log_p[c] - self.prior[h][c])))
 
     def deduce_unseen(self, texts: list[str], white: int) -> list[str]:
         """``texts`` (the stacks read, ``?`` for discs not seen) with the unseen discs the
