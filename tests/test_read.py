@@ -123,6 +123,14 @@ def test_accasta_stacks_hold_the_boards_twenty_white_discs(name):
     assert wrong(f"benchmark/{name}") == {}
 
 
+def test_steep_views_count_the_patch_nets_heights_where_a_side_is_a_sliver():
+    """Seen from 64 degrees (the benchmark's abande-square-6001-0091, layer sides about 3 px), the
+    lower disc of a ``bw`` (c2) and of a ``wwb`` (b2) showed as slivers the evidence missed:
+    they were read ``w`` and ``wb``.  The patch net reads them right, and counts for nearly as
+    much as the evidence where sides are that thin (:data:`vision.heights.PATCH_THIN_WEIGHT`)."""
+    assert wrong("benchmark/abande-square-6001-0091") == {}
+
+
 @pytest.mark.parametrize("name", ["glossy-above", "lamp-aside"])
 def test_glossy_black_tops_seen_from_above_are_black(name):
     """Glossy black tops mirror the lamp and look grey: seen from straight above with the lamp

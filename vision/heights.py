@@ -109,7 +109,7 @@ class HeightModel:
     ``tools/fit_stack_weights.py`` on rendered scenes of the games it reads (see
     ``HEIGHT_MODEL_FILE``'s ``fitted_on``)."""
 
-    def __init__(self, params: dict) -> None:
+    def __init__(self, params: dict, thin_patch_weight: float | None = None) -> None:
         if tuple(params["features"]) != FEATURES:
             raise ValueError("the height model was fitted on other features; refit it with tools/fit_stack_weights.py")
         self.mean = np.array(params["mean"])
@@ -119,11 +119,27 @@ class HeightModel:
         self.w2 = np.array(params["w2"])
         self.v = np.array(params["v"])
         self.temperature = float(params.get("temperature", 1.0))
+        self.thin_patch_weight = PATCH_THIN_WEIGHT if thin_patch_weight is None else thin_patch_weight
+        """How much the patch net's word counts beside this model's where a layer's side is
+        thin (:meth:`patch_weight`; default :data:`PATCH_THIN_WEIGHT`)."""
 
     def scores(self, rows: np.ndarray) -> np.ndarray:
         """The score of every row (height) of :func:`height_features`; higher is likelier."""
         x = (rows - self.mean) * self.scale
         return (np.tanh(x @ self.W1 + self.b1) @ self.w2 + x @ self.v) / self.temperature
+
+    def patch_weight(self, side_px: np.ndarray) -> np.ndarray:
+        """How much the patch net's log-probabilities count beside this model's at points whose
+        layers' sides look ``side_px`` pixels tall: :attr:`thin_patch_weight` up to the first of
+        :data:`PATCH_THIN_PX`, :data:`PATCH_WEIGHT` from the second, in proportion between.
+
+        >>> height_model("abande").patch_weight(np.array([2.0, 6.0, 9.0])).tolist()
+        [0.9, 0.575, 0.25]
+        >>> height_model("accasta").patch_weight(np.array([2.0])).tolist()  # its own model
+        [0.25]
+        """
+        thick = np.clip((side_px - PATCH_THIN_PX[0]) / (PATCH_THIN_PX[1] - PATCH_THIN_PX[0]), 0.0, 1.0)
+        return self.thin_patch_weight + (PATCH_WEIGHT - self.thin_patch_weight) * thick
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """The probability of every row's height (a softmax of :meth:`scores` along the last
@@ -141,7 +157,8 @@ def _fitted(path: Path = HEIGHT_MODEL_FILE) -> dict:
 def game_model(fitted: dict, game: str) -> HeightModel:
     """``game``'s model among fitted height models (``{"shared": params, "games": {game:
     params}}``, as in ``HEIGHT_MODEL_FILE``): its own, or the shared one."""
-    return HeightModel(fitted["games"].get(game, fitted["shared"]))
+    own = fitted["games"].get(game)  # a game's own model reads thin sides well enough
+    return HeightModel(fitted["shared"]) if own is None else HeightModel(own, PATCH_WEIGHT)
 
 
 def height_model(game: str) -> HeightModel:
@@ -183,8 +200,8 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
 
     ``patch_heights``: what the patch net makes of each point's picture (log-probabilities of every
     height 0..H, :class:`vision.stack_net.PatchHeights`), weighed with the evidence's by
-    :data:`PATCH_WEIGHT` to choose the heights, its odds of a stack at all by up to
-    :data:`PATCH_EMPTY_WEIGHT`; asked only where the evidence is less sure than
+    ``net``'s :meth:`HeightModel.patch_weight` (more where a layer's side is thin) to choose
+    the heights, its odds of a stack at all by up to :data:`PATCH_EMPTY_WEIGHT`; asked only where the evidence is less sure than
     :data:`PATCH_NEEDED_NATS`.  The probabilities returned are the evidence's
     alone: the net may change which height is read, never make a reading surer (the two often
     fail together, where a lower disc shows as a sliver: on 60 POV-Ray Abande scenes the
@@ -221,12 +238,14 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
                 unsure = np.log(ranked[:, -1] + 1e-300) - np.log(ranked[:, -2] + 1e-300) < PATCH_NEEDED_NATS
                 asked = todo[unsure]
                 seen = patch_heights.of(asked)
-                q = p[unsure] * np.exp(PATCH_WEIGHT * (seen - seen.max(axis=1, keepdims=True)))
+                weight = net.patch_weight(model.side_px[asked])[:, None]
+                q = p[unsure] * np.exp(weight * (seen - seen.max(axis=1, keepdims=True)))
                 # Whether there is a stack at all counts more where nearer stacks hide nothing.
                 stack = np.logaddexp.reduce(seen[:, 1:], axis=1)
                 clear = np.clip((used[asked][:, model.points[0].watched].mean(axis=1) - PATCH_CLEAR) / (1 - PATCH_CLEAR),
                                 0, 1)
-                q[:, 0] *= np.exp(clear * (PATCH_EMPTY_WEIGHT - PATCH_WEIGHT) * np.clip(seen[:, 0] - stack, -30, 30))
+                q[:, 0] *= np.exp(clear * np.maximum(PATCH_EMPTY_WEIGHT - weight[:, 0], 0.0)
+                                  * np.clip(seen[:, 0] - stack, -30, 30))
                 p[unsure] = q / q.sum(axis=1, keepdims=True)
             probs[todo] = p if fold is None else p @ fold
             heights[todo] = np.where(pinned[todo], heights[todo], np.argmax(probs[todo], axis=1))
@@ -290,6 +309,26 @@ scenes a game of our own renderer (1280x720 and 640x480) 0.5-0.75 read a few mor
 views too (16-64 channels, the stills of :mod:`vision.stack_net` but seeds 307 and 308): at
 0.5 our renderer's views above 60 degrees gained (Accasta 0.9743 -> 0.9811 on 40 scenes)
 but 30 POV-Ray Accasta scenes (seed 900) lost (0.9919 -> 0.9874, all above 45 degrees)."""
+PATCH_THIN_WEIGHT = 0.9
+PATCH_THIN_PX = (4.0, 8.0)
+"""How much the patch net's log-probabilities count beside the shared height model's where a
+layer's side looks under the first of these many pixels tall (:meth:`HeightModel.patch_weight`;
+:data:`PATCH_WEIGHT` from the second).  A steep view shows the side of a stack's lower disc
+as a sliver a pixel or two tall, which the evidence reads badly: at the benchmark's
+abande-square-6001-0012 (65 degrees, sides 2.2-2.5 px) it read three 2-stacks one disc tall
+at 0.67 against 0.23-0.27, where the net read them two at 0.75-0.95.  Fitted as a power of
+each side's probabilities on the points the net was asked about in 720 tuning stills of the six
+stacking games (steep and from every elevation, seeds 5601 and 5602; 11,019 points), the
+net's weight came to 0.9-1.2 times the evidence's on thin sides and 0.6 on thick ones, and
+its word on an empty point needed nothing of :data:`PATCH_EMPTY_WEIGHT` beyond that.  On the
+held-out steep stills (seed 5611) the points read wrong went from 88 to 78, from 185 to 172
+with those from every elevation, at 1920x1080 and POV-Ray's (these 19 and 19), as many sure
+and wrong (11); the benchmark's Abande and Abande square pictures read with no error went
+from 0.88 and 0.74 to 0.91 and 0.79 (seed 6001).  Accasta's own model (:func:`game_model`)
+reads its thin sides better than the shared one, and there the net's greater weight lost:
+the benchmark's 0.90 -> 0.87, the tuning stills' heights 51 -> 57 wrong.  On a foreign print
+a stack's sides can be 15 px tall and the net still take it for an empty point (POV-Ray's
+attangle-920-0003, e4): thick sides keep the net's quarter."""
 PATCH_NEEDED_NATS = 3.0
 """The patch net is asked about a point only where the evidence favours its likeliest height over
 the next by less than this (nats, a probability of 0.95).  On 30 scenes each of Attangle square
