@@ -157,7 +157,7 @@ def _fitted(path: Path = HEIGHT_MODEL_FILE) -> dict:
 def game_model(fitted: dict, game: str) -> HeightModel:
     """``game``'s model among fitted height models (``{"shared": params, "games": {game:
     params}}``, as in ``HEIGHT_MODEL_FILE``): its own, or the shared one."""
-    own = fitted["games"].get(game)  # a game's own model reads thin sides well enough
+    own = fitted["games"].get(game)  # beside Accasta's own, the net's word lost on thin sides too
     return HeightModel(fitted["shared"]) if own is None else HeightModel(own, PATCH_WEIGHT)
 
 
@@ -201,9 +201,9 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     ``patch_heights``: what the patch net makes of each point's picture (log-probabilities of every
     height 0..H, :class:`vision.stack_net.PatchHeights`), weighed with the evidence's by
     ``net``'s :meth:`HeightModel.patch_weight` (more where a layer's side is thin) to choose
-    the heights, its odds of a stack at all by up to :data:`PATCH_EMPTY_WEIGHT`; asked only where the evidence is less sure than
-    :data:`PATCH_NEEDED_NATS`.  The probabilities returned are the evidence's
-    alone: the net may change which height is read, never make a reading surer (the two often
+    the heights, its odds of a stack at all by up to :data:`PATCH_EMPTY_WEIGHT`; asked only
+    where the evidence is less sure than :data:`PATCH_NEEDED_NATS`.  The probabilities returned
+    are the evidence's alone: the net may change which height is read, never make a reading surer (the two often
     fail together, where a lower disc shows as a sliver: on 60 POV-Ray Abande scenes the
     weighed probabilities read 12 points wrong surely, the evidence's alone 8, as without the
     net)."""
@@ -301,7 +301,8 @@ def lines_log_odds(shown: np.ndarray, contrast: float) -> np.ndarray:
 
 PATCH_WEIGHT = 0.25
 """How much the patch net's log-probabilities of a point's heights count beside the evidence's
-(a power of its probabilities): sure of itself, it is worth a quarter of its word.  Chosen for
+(a power of its probabilities) where a layer's side looks tall (:data:`PATCH_THIN_WEIGHT` where
+it looks thin): sure of itself, it is worth a quarter of its word.  Chosen for
 pictures unlike those the net was fitted on: on 60 scenes a game of POV-Ray's (seed 900) 0.25
 read the most stacks right (Accasta 0.9896, 0.9860 at 0.5, 0.9829 at 0.75), though on 45 new
 scenes a game of our own renderer (1280x720 and 640x480) 0.5-0.75 read a few more right
@@ -328,9 +329,10 @@ from 0.88 and 0.74 to 0.91 and 0.79 (seed 6001).  Where the net was not fitted, 
 at 640x480 from 55-70 degrees (seed 5603, 175 stills) 102 -> 91 wrong, on slate from 50-72
 (seed 6011, 100) 29 -> 21, with camera noise, blur or sharpening (``benchmarks/vision.py
 --effect``, seed 6021, 120 each) 39-42 -> 36-40, none of them sure; there a white king seen
-from 70 degrees, which the net takes for a man at 0.91, went the net's way.  Accasta's own model (:func:`game_model`)
-reads its thin sides better than the shared one, and there the net's greater weight lost:
-the benchmark's 0.90 -> 0.87, the tuning stills' heights 51 -> 57 wrong.  On a foreign print
+from 70 degrees, which the net takes for a man at 0.91, went the net's way.  Accasta's own
+model (:func:`game_model`) reads its thin sides better than the shared one, and there the
+net's greater weight lost: the benchmark's 0.90 -> 0.87, the tuning stills' heights 51 -> 57
+wrong.  On a foreign print
 a stack's sides can be 15 px tall and the net still take it for an empty point (POV-Ray's
 attangle-920-0003, e4): thick sides keep the net's quarter."""
 PATCH_NEEDED_NATS = 3.0
@@ -347,9 +349,9 @@ prints: 20 and 3 against 21 and 3).  From 2.5 nats, slate read 3 more wrong."""
 PATCH_EMPTY_WEIGHT = 0.75
 PATCH_CLEAR = 0.9
 """How much the patch net's odds of a stack at all (against an empty point) count where nearer
-stacks leave all of the point's samples in view; as much as the rest of its word
-(:data:`PATCH_WEIGHT`) where they leave :data:`PATCH_CLEAR` of them or less, in proportion
-between.  The net tells a black disc on a cell printed near black from the cell far better
+stacks leave all of the point's samples in view (or the rest of its word, where that counts
+more: :meth:`HeightModel.patch_weight`); as much as the rest of its word where they leave
+:data:`PATCH_CLEAR` of them or less, in proportion between.  The net tells a black disc on a cell printed near black from the cell far better
 than it counts a stack's discs: in a picture of Dame 100 on the slate look (benchmark seed
 500, scene 7) it gave 7 of 9 black men there 0.95-0.999, where the evidence read empty cells
 at 0.7-0.96.  But where a nearer stack stands in its picture it takes that stack for one on
