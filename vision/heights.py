@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.adding_up import likeliest_adding_up
 from vision.placement import FEATURES as FIT_FEATURES
 from vision.placement import offset_evidence
 from vision.stack_net import PatchHeights
@@ -381,23 +382,11 @@ def heights_adding_up(p: np.ndarray, total: int) -> tuple[np.ndarray, float] | N
     >>> heights_adding_up(p, 7) is None
     True
     """
-    n, width = p.shape
     with np.errstate(divide="ignore"):
         log_p = np.log(p)
-    best = np.full(total + 1, -np.inf)  # the likeliest heights of the points so far adding up to each sum
-    best[0] = 0.0
-    choice = np.zeros((n, total + 1), int)
-    before = np.arange(total + 1)[None] - np.arange(width)[:, None]  # per height and sum, the sum before it
-    possible = before >= 0
-    before = np.maximum(before, 0)
-    for i in range(n):
-        options = np.where(possible, best[before] + log_p[i][:, None], -np.inf)
-        choice[i], best = options.argmax(axis=0), options.max(axis=0)
-    if not np.isfinite(best[total]):
+    heights = np.arange(p.shape[1])
+    fit = likeliest_adding_up([(heights, row) for row in log_p], total)
+    if fit is None:
         return None
-    heights = np.zeros(n, int)
-    left = total  # what the points up to i add up to
-    for i in range(n - 1, -1, -1):
-        heights[i] = choice[i, left]
-        left -= heights[i]
-    return heights, float(log_p.max(axis=1).sum() - best[total])
+    chosen, best = fit
+    return np.array(chosen), float(log_p.max(axis=1).sum() - best)

@@ -37,6 +37,8 @@ from typing import Iterable
 
 import numpy as np
 
+from vision.adding_up import likeliest_adding_up
+
 SURE_LAYER = 1e-6
 """Layer probabilities are kept this far from 0 and 1, so that no single disc rules out a stack."""
 UNUSUAL_NATS = float(np.log(10.0))
@@ -135,25 +137,12 @@ class StackShapes:
         that hold ``whites`` white discs into ``texts`` and ``shares``, if they are at most
         :data:`RECOUNT_NATS` less likely than those read; a stack changed so has the share its
         own discs give it."""
-        best = np.full(whites + 1, -np.inf)  # the likeliest stacks so far holding each number of white discs
-        best[0] = 0.0
-        choices = []
-        for _, h, log_p in options:
-            count = self.by_height[h].sum(axis=1)
-            before = np.arange(whites + 1)[:, None] - count[None]  # per total and stack, the total before it
-            total = np.where(before >= 0, best[np.maximum(before, 0)] + log_p[None], -np.inf)
-            choices.append(total.argmax(axis=1))
-            best = total.max(axis=1)
-        cost = sum(float(log_p.max()) for _, _, log_p in options) - best[whites]
-        if not cost <= RECOUNT_NATS:
+        fit = likeliest_adding_up([(self.by_height[h].sum(axis=1), log_p) for _, h, log_p in options], whites)
+        if fit is None or not sum(float(log_p.max()) for _, _, log_p in options) - fit[1] <= RECOUNT_NATS:
             return
-        left = whites
-        for (j, h, log_p), choice in zip(reversed(options), reversed(choices)):
-            c = choice[left]
-            stack = self.by_height[h][c]
-            left -= int(stack.sum())
+        for (j, h, log_p), c in zip(options, fit[0]):
             if log_p[c] < log_p.max():
-                texts[j] = "".join("w" if w else "b" for w in stack)
+                texts[j] = "".join("w" if w else "b" for w in self.by_height[h][c])
                 weight = np.exp(log_p - log_p.max())
                 shares[j] = min(weight[c] / weight.sum(), float(np.exp(log_p[c] - self.prior[h][c])))
 
