@@ -1,6 +1,7 @@
 """Turns recorded end to end: rendered stills read and inferred as the live loop keeps its game.
 
     python3 benchmarks/turns.py [--games abande accasta] [--sessions 4] [--plies 40] [--seed 1] [--jobs 2]
+    python3 benchmarks/turns.py --elevation 60-70   # only cameras looking down steeply
 
 For every game, ``--sessions`` random games of up to ``--plies`` turns, each seen by one
 camera (placement, board look and light as the renderer draws them, 1280x720) with fresh
@@ -40,7 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rules  # noqa: E402
 from rules.infer import GameState  # noqa: E402
 from vision.reader import StackReader  # noqa: E402
+from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.synth.photo import random_photo_look  # noqa: E402
+from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import random_scene, render_image  # noqa: E402
 
 MAX_LAG = 3
@@ -60,12 +63,14 @@ def record_keys(board: rules.Board) -> list:
     return out[::-1]
 
 
-def session(game: str, seed: int, number: int, plies: int, verbose: bool) -> dict[str, int]:
-    """One random game seen by one camera: how many turns were recorded right, wrong, or left."""
+def session(game: str, seed: int, number: int, plies: int, verbose: bool,
+            elevation_deg: tuple[float, float] | None = None) -> dict[str, int]:
+    """One random game seen by one camera (its elevation drawn from ``elevation_deg``, degrees,
+    when given): how many turns were recorded right, wrong, or left."""
     rng = np.random.default_rng([seed, number, sum(map(ord, game))])
     moves = random.Random(int(rng.integers(2**31)))
     truth = rules.new_game(game)
-    scene = random_scene(game, rng, points=truth.visible(), size=(1280, 720))
+    scene = random_scene(game, rng, points=truth.visible(), size=(1280, 720), rig=rig_at(elevation_deg))
     reader = StackReader(game, scene.pose)
     state = GameState(rules.new_game(game))
     keys = [truth.key()]  # the position after every turn of the true game
@@ -115,9 +120,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--verbose", action="store_true", help="print every turn not recorded right")
+    parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
+                        help="draw the cameras' elevations (degrees above the board) from this range only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    tasks = [(g, args.seed, n, args.plies, args.verbose) for g in args.games for n in range(args.sessions)]
+    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation) for g in args.games for n in range(args.sessions)]
     with ProcessPoolExecutor(args.jobs) as pool:
         tallies = list(pool.map(session, *zip(*tasks)))
     report: dict[str, dict[str, float]] = {}
