@@ -165,7 +165,9 @@ NET_COLOUR_VOTE = 3.0
 :meth:`vision.colours.ColourModel.scores`: a quarter of the gap between the two colours'
 levels), whole from :data:`NET_COLOUR_WHOLE`.  The vote decides where the frame's levels
 are unsure, and the colours' groups are fitted again to what it decided
-(:data:`JOINT_ROUNDS`), but it never makes a disc surer than the levels alone.  A lamp's
+(:data:`JOINT_ROUNDS`), but it never makes a disc surer than the levels alone, nor through
+those fits: a colour the vote turned is unsure where the levels fitted without it read the
+other colour.  A lamp's
 fall-off and glossy black tops mirroring the room can light black tops at one side of the
 board like white ones at the other; where the colours stand apart (a draughts game, White's
 men on one half) the levels' groups then mix them, and no disc's level tells them apart.
@@ -347,30 +349,43 @@ class StackReader:
         # Per reading, every layer's score: its side's, plus its top face's for the top layer.
         top_layer = np.arange(model.max_height)[None] == (heights - 1)[:, None]
 
-        def layer_scores(vote: np.ndarray | float, side_vote: np.ndarray | float) -> list[np.ndarray]:
-            return [np.nan_to_num(reliability[:, None] * side_colours.scores(sd)) + side_vote
-                    + np.where(top_layer, (np.nan_to_num(top_colours.scores(t, where)) + vote)[:, None], 0.0)
+        def layer_scores(tops_model: ColourModel, sides_model: ColourModel, vote: np.ndarray | float,
+                         side_vote: np.ndarray | float) -> list[np.ndarray]:
+            return [np.nan_to_num(reliability[:, None] * sides_model.scores(sd)) + side_vote
+                    + np.where(top_layer, (np.nan_to_num(tops_model.scores(t, where)) + vote)[:, None], 0.0)
                     for t, sd in readings]
 
+        def read_together(vote: np.ndarray | float, side_vote: np.ndarray | float
+                          ) -> tuple[list[np.ndarray], ColourModel, ColourModel]:
+            """The layers' scores after :data:`JOINT_ROUNDS` fits of the colour models to the
+            colours read with them (and the votes), and those models."""
+            tops_model, sides_model = top_colours, side_colours
+            scores = layer_scores(tops_model, sides_model, vote, side_vote)
+            for _ in range(JOINT_ROUNDS):
+                white = scores[0] >= 0
+                tops_model = tops_model.refit(tops[seen], white[top_layer_at][seen], where[seen])
+                sides_model = sides_model.refit(sides[side_seen], white[side_seen])
+                scores = layer_scores(tops_model, sides_model, vote, side_vote)
+            return scores, tops_model, sides_model
+
         # The net's word on a top where its vote could turn the colour, or where it has seen the point already.
-        unsure = np.abs(layer_scores(0.0, 0.0)[0][top_layer_at]) < NET_COLOUR_VOTE
+        first = layer_scores(top_colours, side_colours, 0.0, 0.0)[0]  # the levels alone, as first fitted
+        unsure = np.abs(first[top_layer_at]) < NET_COLOUR_VOTE
         net_tops = unsure | ~np.isnan(patch_heights.tops[:, 0])
         vote = _net_colour_vote(heights, np.isfinite(tops) & net_tops, patch_heights)
         side_vote = _net_layer_vote(heights, model.max_height, patch_heights)
-        scores = layer_scores(vote, side_vote)
-        for _ in range(JOINT_ROUNDS):
-            white = scores[0] >= 0
-            top_white = white[top_layer_at]
-            top_colours = top_colours.refit(tops[seen], top_white[seen], where[seen])
-            side_colours = side_colours.refit(sides[side_seen], white[side_seen])
-            scores = layer_scores(vote, side_vote)
-        empty_trust = empty_trust * _disc_like_trust(board, heights, top_colours, where)
+        scores, voted_tops, voted_sides = read_together(vote, side_vote)
+        empty_trust = empty_trust * _disc_like_trust(board, heights, voted_tops, where)
         # The colour read where the stack seems to stand, as sure as the frame's colours make
         # it; a hair over 0.5 where its point, or those colours without the net's vote, would
-        # say the other colour.
+        # say the other colour: with the models fitted to what the vote decided, or, where the
+        # vote turned a colour the levels first read, fitted to the levels alone (else the
+        # refits carry the vote into the levels: a black disc lit like white ones, voted white,
+        # became white at 0.74 that the levels alone read black).
         white = scores[0] >= 0
-        plain = layer_scores(0.0, 0.0)[0]
-        agree = (white == (scores[1] >= 0)) & (white == (plain >= 0))
+        plain = layer_scores(voted_tops, voted_sides, 0.0, 0.0)[0]
+        alone = read_together(0.0, 0.0)[0][0] if np.any(white != (first >= 0)) else first
+        agree = (white == (scores[1] >= 0)) & (white == (plain >= 0)) & (white == (alone >= 0))
         layer_confidence = np.maximum(np.where(agree, confidence(plain), 0.5), TORN)
         disc_trust = _board_like_trust(model, frame, masks, board, heights, (heights == 0) & (prob >= SURE_EMPTY),
                                        white[top_layer_at],
