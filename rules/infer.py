@@ -694,6 +694,16 @@ def _same_start(pos: _Position, turn: Any) -> list[tuple[Any, Changes]]:
     return pos.longer.get(_first(turn), [])
 
 
+def _same_origin(pos: _Position, turn: Any) -> list[Any]:
+    """The other legal turns of ``pos`` from ``turn``'s origin (the turn type's ``origin``:
+    Accasta's stack moved), but those that go on from it; none where turns have no origin."""
+    origin = getattr(turn, "origin", None)
+    if origin is None:
+        return []
+    return [t for t, _ in pos.results
+            if getattr(t, "origin", None) == origin and t != turn and not turn_extends(t, turn)]
+
+
 def _first(turn: Any) -> Any:
     """A bucket for turns that may extend each other: origin and first move where the turn
     type has them (``None`` otherwise, one bucket for all)."""
@@ -873,6 +883,14 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
                 return found
         return None
     found = _reply_after(state, seen, done, firsts, unseen)
+    if state.pending is not None and (found is None or found.kind == "turn" and found.candidates[0].overridden):
+        # The pending turn was taken from a board read in part unsure: another turn from its
+        # origin may have been played, whose reply overrides surer readings only clearly less.
+        others = [(turn,) for turn in _same_origin(state.position(), state.pending)]
+        other = _reply_after(state, seen, done, others, {}) if others else None
+        if other is not None and other.kind == "turn" and \
+                other.candidates[0].score > (found.candidates[0].score if found else 0.0) + REPLY_TIE:
+            return other
     if found is None and state.pending is not None and state.tentative:
         # The reply itself was seen only unsure (the board was taken as unchanged): the pending
         # turn, that reply and a turn after it.

@@ -484,6 +484,28 @@ def test_a_pending_turn_that_went_on_unsure_is_played_in_full_when_the_reply_sho
     assert state.board.visible() == camera.visible()
 
 
+def test_a_pending_turn_taken_from_unsure_readings_is_put_right_when_the_reply_shows_another() -> None:
+    """White's a4:-d7,+b4 is seen with b4 read unchanged (unsure) and d7 out of sight: a4:2-d7
+    fits every other reading and may go on (pending).  Black's reply, read surely, shows b4
+    and d7 as a4:-d7,+b4 left them: the pending turn and that reply fit only by overriding those
+    sure readings, the other turn from a4 and the reply fit every one (benchmarks/turns.py
+    --elevation 62-72 --seed 6202, Accasta session 3: a4:2-d7 was recorded, every reading of
+    the next board right)."""
+    board = new_game("accasta")
+    for turn in ("c3:-c2", "f2:-d2,-e2", "b3:+b2", "f4:+f3,-f5", "b2:3xe4", "g3:-f4,+f4,+f4", "c4:-c3",
+                 "f3:2-f2,xe4"):
+        board.push_notation(turn)
+    state, camera = GameState(board.copy()), board.copy()
+    before = camera.visible()
+    camera.push_notation("a4:-d7,+b4")
+    result = state.update(Observation({**camera.visible(), "b4": before["b4"], "d7": "??w"}, {"b4": 0.36, "d7": 0.0}))
+    assert result.may_continue and result.candidates[0].notations[-1] == "a4:2-d7", result.message
+    camera.push_notation("f4:2-d6,-e5")
+    result = state.update(Observation(camera.visible()))
+    assert result.kind == "turn" and result.candidates[0].notations[0] == "a4:-d7,+b4", result.message
+    assert state.board.visible() == camera.visible()
+
+
 def test_take_back_is_reported_as_restored() -> None:
     board = new_game("accasta")
     start = board.visible()
