@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
 from rules.infer import GameState  # noqa: E402
-from vision.reader import StackReader  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
+from vision.reader import StackReader  # noqa: E402
 from vision.synth.photo import random_photo_look  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import random_scene, render_image  # noqa: E402

@@ -885,7 +885,8 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     found = _reply_after(state, seen, done, firsts, unseen)
     if state.pending is not None and (found is None or found.kind == "turn" and found.candidates[0].overridden):
         # The pending turn was taken from a board read in part unsure: another turn from its
-        # origin may have been played, whose reply overrides surer readings only clearly less.
+        # origin may have been played instead.  It is taken where it and its reply fit the
+        # readings clearly better (:data:`REPLY_TIE`).
         others = [(turn,) for turn in _same_origin(state.position(), state.pending)]
         other = _reply_after(state, seen, done, others, {}) if others else None
         if other is not None and other.kind == "turn" and \

@@ -381,7 +381,7 @@ class StackReader:
         # say the other colour: with the models fitted to what the vote decided, or, where the
         # vote turned a colour the levels first read, fitted to the levels alone (else the
         # refits carry the vote into the levels: a black disc lit like white ones, voted white,
-        # became white at 0.74 that the levels alone read black).
+        # became white at 0.75 that the levels alone read black).
         white = scores[0] >= 0
         plain = layer_scores(voted_tops, voted_sides, 0.0, 0.0)[0]
         alone = read_together(0.0, 0.0)[0][0] if np.any(white != (first >= 0)) else first
