@@ -124,7 +124,8 @@ def main() -> None:
                         help="draw the cameras' elevations (degrees above the board) from this range only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation) for g in args.games for n in range(args.sessions)]
+    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation)
+             for g in args.games for n in range(args.sessions)]
     with ProcessPoolExecutor(args.jobs) as pool:
         tallies = list(pool.map(session, *zip(*tasks)))
     report: dict[str, dict[str, float]] = {}

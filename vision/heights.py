@@ -204,10 +204,10 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     ``net``'s :meth:`HeightModel.patch_weight` (more where a layer's side is thin) to choose
     the heights, its odds of a stack at all by up to :data:`PATCH_EMPTY_WEIGHT`; asked only
     where the evidence is less sure than :data:`PATCH_NEEDED_NATS`.  The probabilities returned
-    are the evidence's alone: the net may change which height is read, never make a reading surer (the two often
-    fail together, where a lower disc shows as a sliver: on 60 POV-Ray Abande scenes the
-    weighed probabilities read 12 points wrong surely, the evidence's alone 8, as without the
-    net)."""
+    are the evidence's alone: the net may change which height is read, never make a reading
+    surer (the two often fail together, where a lower disc shows as a sliver: on 60 POV-Ray
+    Abande scenes the weighed probabilities read 12 points wrong surely, the evidence's alone
+    8, as without the net)."""
     n, width = len(model.names), model.max_height + 1
     heights = np.zeros(n, int)
     probs = np.zeros((n, width))
@@ -333,9 +333,8 @@ at 640x480 from 55-70 degrees (seed 5603, 175 stills) 102 -> 91 wrong, on slate 
 from 70 degrees, which the net takes for a man at 0.91, went the net's way.  Accasta's own
 model (:func:`game_model`) reads its thin sides better than the shared one, and there the
 net's greater weight lost: the benchmark's 0.90 -> 0.87, the tuning stills' heights 51 -> 57
-wrong.  On a foreign print
-a stack's sides can be 15 px tall and the net still take it for an empty point (POV-Ray's
-attangle-920-0003, e4): thick sides keep the net's quarter."""
+wrong.  On a foreign print a stack's sides can be 15 px tall and the net still take it for an
+empty point (POV-Ray's attangle-920-0003, e4): thick sides keep the net's quarter."""
 PATCH_NEEDED_NATS = 3.0
 """The patch net is asked about a point only where the evidence favours its likeliest height over
 the next by less than this (nats, a probability of 0.95).  On 30 scenes each of Attangle square
@@ -352,8 +351,8 @@ PATCH_CLEAR = 0.9
 """How much the patch net's odds of a stack at all (against an empty point) count where nearer
 stacks leave all of the point's samples in view (or the rest of its word, where that counts
 more: :meth:`HeightModel.patch_weight`); as much as the rest of its word where they leave
-:data:`PATCH_CLEAR` of them or less, in proportion between.  The net tells a black disc on a cell printed near black from the cell far better
-than it counts a stack's discs: in a picture of Dame 100 on the slate look (benchmark seed
+:data:`PATCH_CLEAR` of them or less, in proportion between.  The net tells a black disc on a
+cell printed near black from the cell far better than it counts a stack's discs: in a picture of Dame 100 on the slate look (benchmark seed
 500, scene 7) it gave 7 of 9 black men there 0.95-0.999, where the evidence read empty cells
 at 0.7-0.96.  But where a nearer stack stands in its picture it takes that stack for one on
 the point: counted so everywhere, a few empty points behind stacks were read as discs (slate
