@@ -166,17 +166,24 @@ def test_black_men_on_the_near_black_cells_of_a_slate_board_are_mostly_read_and_
     assert all(conf < LOW_CONFIDENCE for _, _, conf in errors.values()), errors
 
 
-@pytest.mark.parametrize("game, index, point", [("abande", 45, "d2"), ("abande", 57, "e6")])
-def test_a_mixed_two_stack_seen_steeply_is_read_right_or_unsure(game, index, point):
-    """Benchmark scenes seen from about 60 degrees: the lower disc of a 2-stack of mixed colours
-    shows as a sliver 4-5 px tall, and the evidence read one disc (0.88 and 0.84).  The patch
-    net saw two (0.70 and 0.77), so that reading is less sure (:data:`vision.reader.NET_DOUBT`):
-    surely wrong, it made the turn that built the stack illegal."""
-    scene, image = benchmark_scene(game, index)
+@pytest.mark.parametrize("game, seed, index, point",
+                         [("abande", 7, 45, "d2"), ("abande", 7, 57, "e6"), ("accasta", 5611, 28, "e4"),
+                          ("accasta", 5612, 25, "b3")])
+def test_a_two_stack_seen_steeply_is_read_right_or_unsure(game, seed, index, point):
+    """Scenes seen from 60-71 degrees, where a 2-stack's lower disc shows as a sliver a few
+    pixels tall and the evidence read one disc: a ``wb`` and a ``bw`` of the benchmark (0.88
+    and 0.84 sure), where the patch net saw two (0.70 and 0.77); and on held-out Accasta stills
+    (``tacticblue scenes render --size 1280x720 --seed 5611 --elevation 60-70``, and ``--seed
+    5612``) a ``wb`` and a ``ww`` (0.90 and 0.81 sure), where the net was torn (0.50 and 0.62 of
+    one disc).  The net's probability of the height read makes those readings unsure
+    (:data:`vision.reader.NET_DOUBT`); taken as a share of that of its likeliest height, it
+    left the last two sure (0.78 and 0.72).  Surely wrong, such a reading makes the turn that
+    built the stack illegal."""
+    scene, image = benchmark_scene(game, index, seed)
     obs = StackReader(game, scene.pose).read(image).observation
-    want = scene.points[point]
-    assert len(want) == 2 and want[0] != want[1]
-    assert obs.points[point] == want or obs.conf(point) < LOW_CONFIDENCE, (obs.points[point], obs.conf(point))
+    assert len(scene.points[point]) == 2
+    assert obs.points[point] == scene.points[point] or obs.conf(point) < LOW_CONFIDENCE, (obs.points[point],
+                                                                                          obs.conf(point))
 
 
 def test_attangle_five_stacks_mostly_read():

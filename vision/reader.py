@@ -127,19 +127,28 @@ surely (full stacks right .9960 -> .9964, sure and wrong .0008 -> .0006).  On 40
 of 14 camera effects (tone curves, colour casts, blur, noise, JPEG, vignetting) Dame 100's sure
 and wrong points go from up to .0015 to none, and two other games lose one unsure point each."""
 NET_DOUBT = 0.75
-"""A stack's confidence is multiplied by the patch net's probability of the height read, as a
-share of that of the height it finds likeliest, to this power, where the net was asked
-(:data:`vision.heights.PATCH_NEEDED_NATS`): the net never makes a reading
-surer (:func:`vision.heights.read_heights`), but where it sees another height the reading is
-less sure.  On the benchmark's 700 scenes of the stacking and draughts games (seed 7) the
-stacks read wrong with a confidence of 0.6 or more went from 8 to 5 (mixed 2-stacks seen
-from about 60 degrees, their lower disc missed), and 36 of 11,233 right ones became unsure;
-benchmarks/turns.py left 3 turns fewer to the players on seeds 3 and 4, none more on 1 and 2.
-That was 0.5, with the net's word on the patch as cut alone; its word averaged over
-:data:`vision.stack_net.VIEWS` is less sure where the views disagree, and the benchmark's
-abande-7-0045 d2 (a ``wb`` read ``b``, the net 0.87 sure of two discs as cut, 0.13 a pixel
-aside) was sure at 0.61.  At 0.75 it is 0.54, and on six held-out sets (1,100 pictures) the
-points read wrong but sure stay 4 and those read right but unsure 5,870 (5,869 at 0.5)."""
+"""A stack's confidence is multiplied by the patch net's probability of the height read, to this
+power, where the net was asked (:data:`vision.heights.PATCH_NEEDED_NATS`): the net never makes
+a reading surer (:func:`vision.heights.read_heights`), but where it sees another height, or
+is torn, the reading is less sure.  On the benchmark's 700 scenes of the stacking and draughts
+games (seed 7) the stacks read wrong with a confidence of 0.6 or more went from 8 to 5 (mixed
+2-stacks seen from about 60 degrees, their lower disc missed), and 36 of 11,233 right ones
+became unsure; benchmarks/turns.py left 3 turns fewer to the players on seeds 3 and 4, none
+more on 1 and 2.  The net's word averaged over :data:`vision.stack_net.VIEWS` is less sure
+where the views disagree: the benchmark's abande-7-0045 d2 (a ``wb`` read ``b``, the net 0.87
+sure of two discs as cut, 0.13 a pixel aside) is unsure.
+
+The probability was first taken as a share of that of the net's likeliest height, so a net
+torn between one disc and two left a reading of one as sure as the evidence made it.  Seen
+from 60-72 degrees the evidence reads a 2-stack's lower disc as the stack's shadow, at times
+surely: 11 of the 14 points read wrong with a confidence of 0.6 or more on six held-out sets
+(1,053 pictures of our renderer and POV-Ray's, 47,381 points) were such stacks read a disc
+short, 8 of them Accasta's, and benchmarks/turns.py (seed 5901) left 6 Accasta turns to the
+players, most for them, and recorded 1 wrong.  With the net's probability itself, 3 of them (the
+evidence 0.81-0.90 sure of one disc, the net 0.50-0.65) are unsure, and 72 more of the 47,097
+points read right (7,451 unsure); turns.py's Accasta went from 0.956 of its 160 turns right
+to 0.975 (none wrong, 4 left), and seen from 62-72 degrees (seed 6201) from 2 wrong and 10
+left to 1 and 13."""
 NET_COLOUR_DOUBT = 0.5
 """A stack's confidence is multiplied by the patch net's probability of the top colour read, as
 a share of that of the colour it finds likelier, to this power, that share taken as at least
@@ -312,7 +321,7 @@ class StackReader:
         asked = ~np.isnan(patch_heights.table[:, 0])
         doubt = np.ones(len(names))
         seen = patch_heights.table[asked]
-        doubt[asked] = np.exp(NET_DOUBT * (seen[np.arange(len(seen)), heights[asked]] - seen.max(axis=1)))
+        doubt[asked] = np.exp(NET_DOUBT * seen[np.arange(len(seen)), heights[asked]])
         board = _board_colours(model, frame, masks)
         empty_trust = (_empty_trust(model, board, heights, prob) * _outline_trust(model, frame, heights, masks)
                        * _cell_trust(model, frame, board, heights))
