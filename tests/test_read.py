@@ -628,16 +628,20 @@ def test_only_layers_the_stacks_in_front_hide_are_read_unknown():
 
 
 POVRAY = SAMPLES.parent / "povray"
+MITSUBA = SAMPLES.parent / "mitsuba"
 
 
-def test_pictures_another_renderer_made_are_read_and_never_surely_wrong():
-    """samples/povray/: a scene of every game ray traced by POV-Ray (tools/povray_scenes.py:
-    solid discs with rounded edges, an area lamp, materials of its own), not by the renderer
-    the height model was fitted on.  Nearly every point is read right, and the few that are
-    not are unsure, so the move inference may overrule them."""
+@pytest.mark.parametrize("folder", [POVRAY, MITSUBA], ids=["povray", "mitsuba"])
+def test_pictures_other_renderers_made_are_read_and_never_surely_wrong(folder):
+    """A scene of every game rendered by another renderer than the one the height model was
+    fitted on: samples/povray/ ray traced by POV-Ray (tools/povray_scenes.py: solid discs with
+    rounded edges, an area lamp, materials of its own), samples/mitsuba/ path traced by Mitsuba 3
+    (tools/mitsuba_scenes.py, scene 0 of ``--seed 950`` of every game: light bouncing between
+    board, table and discs, glossy discs with stepped rims).  Nearly every point is read right,
+    and the few that are not are unsure, so the move inference may overrule them."""
     read_right = wrong_points = 0
     games = []
-    for path in sorted(POVRAY.glob("*.json")):
+    for path in sorted(folder.glob("*.json")):
         truth, obs = read_picture(path)
         games.append(truth["game"])
         bad = {p: (s, obs.points.get(p), obs.conf(p)) for p, s in truth["points"].items() if obs.points.get(p) != s}

@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import BoardPose, CameraModel  # noqa: E402
 from rules.geometry import BoardSpec, board_outline_mm, hex_geometry, hex_lines  # noqa: E402
+from tacticblue.commands import frame_size  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.synth.games import game_names  # noqa: E402
 from vision.synth.looks import board_half_mm, board_texture, table_texture  # noqa: E402
@@ -72,11 +73,23 @@ def _rgb(bgr: tuple[float, float, float] | np.ndarray, gamma: float = 1.0) -> st
     return f"rgb <{r:.4f}, {g:.4f}, {b:.4f}>"
 
 
-def _texture_png(folder: Path, name: str, image: np.ndarray) -> Path:
+def texture_png(folder: Path, name: str, image: np.ndarray) -> Path:
     path = folder / f"{name}.png"
     if not path.exists():
         cv2.imwrite(str(path), np.clip(image * 255, 0, 255).astype(np.uint8))
     return path
+
+
+def print_textures(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> tuple[Path, Path]:
+    """The PNG files (written to ``textures`` once) of the scene's board print, a
+    :func:`foreign_print` when ``foreign``, and of its table."""
+    if foreign:
+        board = texture_png(textures, f"foreign-{scene.seed}", foreign_print(scene.kind, scene.spec, rng))
+    else:
+        board = texture_png(textures, f"board-{scene.kind}-{scene.board_look}",
+                            board_texture(scene.kind, scene.board_look, BOARD_PPM, scene.spec))
+    table = texture_png(textures, f"table-{scene.table_look}", table_texture(scene.table_look, TABLE_HALF_MM, TABLE_PPM))
+    return board, table
 
 
 def _colour(rng: np.random.Generator, value: tuple[float, float]) -> tuple[int, int, int]:
@@ -137,6 +150,21 @@ def pinhole(pose: BoardPose) -> BoardPose:
     return replace(pose, camera=CameraModel(K, np.zeros(5), (w, h)))
 
 
+def pinhole_scene(game: str, rng: np.random.Generator, size: tuple[int, int] | None, rig: RigRange) -> Scene:
+    """A random scene of ``game`` (:func:`vision.synth.scene.random_scene`) seen by its camera's :func:`pinhole`."""
+    scene = random_scene(game, rng, size=size, rig=rig)
+    return replace(scene, pose=pinhole(scene.pose))
+
+
+def write_still(stem: Path, scene: Scene, image: np.ndarray, rng: np.random.Generator) -> None:
+    """``stem``.jpg (at a random quality, as cameras save them) and its truth, ``stem``.json,
+    as ``tacticblue scenes render`` writes them; the name is printed."""
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
+    stem.with_suffix(".jpg").write_bytes(data.tobytes())
+    stem.with_suffix(".json").write_text(json.dumps(scene_truth(scene), indent=1) + "\n")
+    print(stem.name, flush=True)
+
+
 def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> str:
     """The POV-Ray source of a scene whose camera is a :func:`pinhole` (textures are written to
     ``textures``); ``foreign``: the board printed in a :func:`foreign_print`."""
@@ -163,12 +191,7 @@ def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign
                    f"area_light {_v(60, 0, 0)}, {_v(0, 60, 0)}, 3, 3 adaptive 1 jitter circular orient }}")
     ambient = 0.35 * light.ambient
     out.append(f"background {{ color {_rgb(light.room, 2.2)} }}")
-    if foreign:
-        board = _texture_png(textures, f"foreign-{scene.seed}", foreign_print(scene.kind, spec, rng))
-    else:
-        board = _texture_png(textures, f"board-{scene.kind}-{scene.board_look}",
-                             board_texture(scene.kind, scene.board_look, BOARD_PPM, spec))
-    table = _texture_png(textures, f"table-{scene.table_look}", table_texture(scene.table_look, TABLE_HALF_MM, TABLE_PPM))
+    board, table = print_textures(scene, rng, textures, foreign)
     out.append(f"box {{ <{-half}, {-BOARD_THICKNESS_MM}, {-half}>, <{half}, 0, {half}> texture {{ "
                f'pigment {{ image_map {{ png "{board}" gamma 2.2 interpolate 2 }} rotate x*90 scale {2 * half} translate <{-half}, 0, {-half}> }} '
                f"finish {{ ambient {ambient:.3f} diffuse 0.85 specular {rng.uniform(0, 0.2):.3f} roughness 0.05 }} }} }}")
@@ -256,7 +279,8 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--seed", type=int, default=901)
     parser.add_argument("--first", type=int, default=0, help="the index of the first scene")
-    parser.add_argument("--size", default=None, help="WxH (default: 1280x720, 1600x900 or 1920x1080 at random)")
+    parser.add_argument("--size", type=frame_size, metavar="WxH",
+                        help="default: 1280x720, 1600x900 or 1920x1080 at random")
     parser.add_argument("--foreign-print", action="store_true",
                         help="print the board in a random style of this tool's own, not one of the renderer's looks")
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
@@ -273,30 +297,19 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     textures = out / ".textures"
     textures.mkdir(exist_ok=True)
-    try:
-        size = tuple(int(v) for v in args.size.split("x", 1)) if args.size else None
-        if size is not None and (len(size) != 2 or min(size) < 16):
-            raise ValueError
-    except ValueError:
-        parser.error(f"--size must be WxH, e.g. 1280x720, not {args.size!r}")
     rig = rig_at(args.elevation)
     for i in range(args.first, args.first + args.count):
         rng = sample_rng(args.game, args.seed, i)
         name = f"{args.game}-{args.seed}-{i:04d}"
         if args.film:
-            header, images = render_film(args.game, int(rng.integers(2**31)), args.film, size, textures, rig,
+            header, images = render_film(args.game, int(rng.integers(2**31)), args.film, args.size, textures, rig,
                                          args.foreign_print)
             write_time_lapse(images, out / f"{name}.mp4", seed=i)
             (out / f"{name}.json").write_text(json.dumps(header, indent=1) + "\n")
             print(name, flush=True)
             continue
-        scene = random_scene(args.game, rng, size=size, rig=rig)
-        scene = replace(scene, pose=pinhole(scene.pose))
-        image = render(scene, rng, textures, args.foreign_print)
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
-        (out / f"{name}.jpg").write_bytes(data.tobytes())
-        (out / f"{name}.json").write_text(json.dumps(scene_truth(scene), indent=1) + "\n")
-        print(name, flush=True)
+        scene = pinhole_scene(args.game, rng, args.size, rig)
+        write_still(out / name, scene, render(scene, rng, textures, args.foreign_print), rng)
 
 
 if __name__ == "__main__":
