@@ -73,7 +73,7 @@ def _rgb(bgr: tuple[float, float, float] | np.ndarray, gamma: float = 1.0) -> st
     return f"rgb <{r:.4f}, {g:.4f}, {b:.4f}>"
 
 
-def texture_png(folder: Path, name: str, image: np.ndarray) -> Path:
+def _texture_png(folder: Path, name: str, image: np.ndarray) -> Path:
     path = folder / f"{name}.png"
     if not path.exists():
         cv2.imwrite(str(path), np.clip(image * 255, 0, 255).astype(np.uint8))
@@ -84,11 +84,11 @@ def print_textures(scene: Scene, rng: np.random.Generator, textures: Path, forei
     """The PNG files (written to ``textures`` once) of the scene's board print, a
     :func:`foreign_print` when ``foreign``, and of its table."""
     if foreign:
-        board = texture_png(textures, f"foreign-{scene.seed}", foreign_print(scene.kind, scene.spec, rng))
+        board = _texture_png(textures, f"foreign-{scene.seed}", foreign_print(scene.kind, scene.spec, rng))
     else:
-        board = texture_png(textures, f"board-{scene.kind}-{scene.board_look}",
+        board = _texture_png(textures, f"board-{scene.kind}-{scene.board_look}",
                             board_texture(scene.kind, scene.board_look, BOARD_PPM, scene.spec))
-    table = texture_png(textures, f"table-{scene.table_look}", table_texture(scene.table_look, TABLE_HALF_MM, TABLE_PPM))
+    table = _texture_png(textures, f"table-{scene.table_look}", table_texture(scene.table_look, TABLE_HALF_MM, TABLE_PPM))
     return board, table
 
 
