@@ -136,7 +136,9 @@ games (seed 7) the stacks read wrong with a confidence of 0.6 or more went from 
 became unsure; benchmarks/turns.py left 3 turns fewer to the players on seeds 3 and 4, none
 more on 1 and 2.  The net's word averaged over :data:`vision.stack_net.VIEWS` is less sure
 where the views disagree: the benchmark's abande-7-0045 d2 (a ``wb`` read ``b``, the net 0.87
-sure of two discs as cut, 0.13 a pixel aside) is unsure.
+sure of two discs as cut, 0.13 a pixel aside) is unsure.  The power is 0.75 rather than 0.5:
+with the share below, that made d2 unsure (0.61 -> 0.54), and six held-out sets (1,100
+pictures) read alike (5,870 right points unsure, 5,869 at 0.5).
 
 The probability was first taken as a share of that of the net's likeliest height, so a net
 torn between one disc and two left a reading of one as sure as the evidence made it.  Seen
