@@ -354,9 +354,10 @@ more: :meth:`HeightModel.patch_weight`); as much as the rest of its word where t
 :data:`PATCH_CLEAR` of them or less, in proportion between.  The net tells a black disc on a
 cell printed near black from the cell far better than it counts a stack's discs: in a picture
 of Dame 100 on the slate look (benchmark seed 500, scene 7) it gave 7 of 9 black men there
-0.95-0.999, where the evidence read empty cells at 0.7-0.96.  But where a nearer stack stands in its picture it takes that stack for one on
-the point: counted so everywhere, a few empty points behind stacks were read as discs (slate
-Accasta's full stacks right .9919 -> .9892), none where it counts only on points in the clear."""
+0.95-0.999, where the evidence read empty cells at 0.7-0.96.  But where a nearer stack stands
+in its picture it takes that stack for one on the point: counted so everywhere, a few empty
+points behind stacks were read as discs (slate Accasta's full stacks right .9919 -> .9892),
+none where it counts only on points in the clear."""
 ADD_UP_NATS = float(np.log(50.0))
 """How much likelier (nats) the heights read point by point may be than the likeliest heights
 that add up to the game's disc count, for :func:`read_heights` to keep them: a position that
