@@ -14,7 +14,10 @@ the board, the grooves between layers and the top face's near rim must be edges 
 there, and the far rim one layer higher must not.  A single disc set back explains its
 rim with an offset but has no groove, and its foot is not where a stack of two on the
 point would have it.  Where the edges say little (a white stack before a white one) the
-offset stays near 0.  Offsets are millimetres in the board frame.
+offset stays near 0.  An edge found where the board behind shows a printed line running
+along the outline (:attr:`vision.stacks.StackModel.on_print`: a square cell's border seen
+just beyond a top face's rim) is left out: it may be the print's.  Offsets are millimetres
+in the board frame.
 
 Real discs' rims are rounded: the camera sees a top face's far rim and a disc's foot where
 its ray grazes the rounding, inside a sharp cylinder's outline (:func:`rim_inset`), which
@@ -56,25 +59,29 @@ def _fit(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> np.
     return np.stack([(d * u - b * v) / det, (a * v - b * u) / det], axis=-1)
 
 
-def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_fit`, then fitted again without the edges the first fit does not explain
-    (:data:`INLIER_MM`): the offsets (points x fits x 2) and the weighted RMS miss of the
-    edges kept (mm, points x fits)."""
+def _solve(directions: np.ndarray, radial: np.ndarray, weights: np.ndarray, suspect: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fit` to the edges not ``suspect`` (points x places: they may be the print's),
+    then fitted again to every edge the first fit explains (:data:`INLIER_MM`), suspect or
+    not: the offsets (points x fits x 2) and the weighted RMS miss of the edges kept (mm,
+    points x fits)."""
     across = directions.transpose(0, 2, 1)
-    w = weights
-    for _ in range(2):
-        offsets = _fit(directions, radial, w)
-        miss = np.abs(offsets @ across - radial[:, None])
-        w = np.where(miss <= INLIER_MM, w, 0.0)
+    offsets = _fit(directions, radial, np.where(suspect[:, None], 0.0, weights))
+    miss = np.abs(offsets @ across - radial[:, None])
+    w = np.where(miss <= INLIER_MM, weights, 0.0)
+    offsets = _fit(directions, radial, w)
+    miss = np.abs(offsets @ across - radial[:, None])
+    w = np.where(miss <= INLIER_MM, w, 0.0)
     rms = np.sqrt((w * miss ** 2).sum(-1) / np.maximum(w.sum(-1), 1e-9))
     return offsets, rms
 
 
-def _edges(strength: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _edges(strength: np.ndarray, ok: np.ndarray, printed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where across every outline place its edge is (mm, :data:`RADIAL_MM`, to a fraction of a
-    step: the strongest row of ``strength``, points x rows x places) and how strong (0 where
-    the place is not ``ok``, the edge is weak, or its peak is at an end of the rows: likely
-    another edge), as two (points x places) arrays."""
+    step: the strongest row of ``strength``, points x rows x places), how strong (0 where the
+    place is not ``ok``, the edge is weak, or its peak is at an end of the rows: likely
+    another edge) and whether it may be a printed line's (``printed``, as ``strength``:
+    :attr:`vision.stacks.StackModel.on_print`), as three (points x places) arrays."""
     R = strength.shape[1]
     step = float(RADIAL_MM[1] - RADIAL_MM[0])
     point, place = np.arange(strength.shape[0])[:, None], np.arange(strength.shape[2])
@@ -92,7 +99,8 @@ def _edges(strength: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray
     curve = a - 2 * b + c
     frac = np.clip(0.5 * (a - c) / np.where(np.abs(curve) > 1e-9, curve, -1e-9), -0.5, 0.5)
     radial = RADIAL_MM[0] + (k + frac) * step
-    return radial, np.where(ok & (peak >= EDGE_SHARE) & (best > 0) & (best < R - 1), peak, 0.0)
+    clear = ok & (peak >= EDGE_SHARE) & (best > 0) & (best < R - 1)
+    return radial, np.where(clear, peak, 0.0), printed[point, best, place]
 
 
 ROUND_RIM_MM = 1.0
@@ -135,7 +143,7 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     step = float(RADIAL_MM[1] - RADIAL_MM[0])
     ok = vis[:, o[R // 2]]
     point, place = np.arange(P)[:, None], np.arange(strength.shape[2])
-    radial, weights = _edges(strength, ok)
+    radial, weights, suspect = _edges(strength, ok, model.on_print[points])
     # Groups: far rims at heights 1..H (0..H-1), near rims at 0..H (H..2H), sides of layers (2H+1..3H).
     h = np.arange(1, H + 1)[:, None]
     fits = (groups[None] == h - 1) | ((groups[None] > 2 * H) & (groups[None] <= 2 * H + h))
@@ -145,7 +153,7 @@ def offset_evidence(model: StackModel, points: np.ndarray, vis: np.ndarray, stre
     # A rounded rim shows its outline inside a sharp cylinder's: the far rims' and the foot's
     # edges are nearer the point than the offset alone puts them.
     inset = np.where(groups <= H, rim_inset(model, points)[:, None], 0.0)
-    offsets[:, 1:], rms = _solve(directions, radial + inset[:, used], fitted)
+    offsets[:, 1:], rms = _solve(directions, radial + inset[:, used], fitted, suspect[:, used])
     # Every outline's edge strength where each height's offset puts it (half a millimetre's slack).
     shift = offsets[:, 1:] @ model.directions[points].transpose(0, 2, 1) - inset[:, None]
     r = np.clip(np.round((shift - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
@@ -247,11 +255,11 @@ def disc_offsets(model: StackModel, points: np.ndarray, heights: np.ndarray, vis
     window = np.minimum(GROOVE_WINDOW * groove, NEAR_MM)
     allowed = np.abs(RADIAL_MM[None, :, None] - expected[:, None]) <= window[:, None, None] + 1e-9
     ok = vis[:, model.outline_index[R // 2, feet]]
-    radial, weights = _edges(np.where(allowed, strength, 0.0), ok)
+    radial, weights, suspect = _edges(np.where(allowed, strength, 0.0), ok, model.on_print[points][..., feet])
     # A peak on the window's edge is the next groove's slope.
     k = np.clip(np.round((radial - RADIAL_MM[0]) / step).astype(int), 1, R - 2)
     inside = np.take_along_axis(allowed, (k - 1)[:, None], 1)[:, 0] & np.take_along_axis(allowed, (k + 1)[:, None], 1)[:, 0]
     disc = np.arange(H)[:, None]
     fits = (groups[None, None] == H + disc[None]) & (disc[None] < heights[:, None, None])
-    delta, _ = _solve(directions, radial - expected, np.where(fits & inside[:, None], weights[:, None], 0.0))
+    delta, _ = _solve(directions, radial - expected, np.where(fits & inside[:, None], weights[:, None], 0.0), suspect)
     return out + delta

@@ -33,6 +33,7 @@ import numpy as np
 
 from calibration.camera import BoardPose
 from rules.geometry import Geometry, hex_lines
+from vision.board_model import board_model
 from vision.colours import channel_sum, log_brightness
 from vision.percentiles import nan_percentile, percentile
 
@@ -254,6 +255,9 @@ class StackModel:
             self.outline_places[k, :places[k]] = np.flatnonzero(self.outline_groups == k)
         self.band_index, self.band_valid = self._band_table()
         self.line_ways, self.line_beside_px = self._printed_lines(pos)
+        self.on_print = self._on_print()
+        """Per point, which outline samples (points x offsets x places) see the board where a
+        printed line runs along the outline (:meth:`_on_print`)."""
 
     def _printed_lines(self, pos: dict[str, tuple[float, float]]) -> tuple[np.ndarray | None, np.ndarray]:
         """On the hex side, which of the six ways from each point (every 60 degrees from 0,
@@ -366,6 +370,43 @@ class StackModel:
         hidden = np.zeros(flat.shape[:2], bool)
         np.logical_or.at(hidden, row, inside)
         return hidden.reshape(px.shape[:-1])
+
+    def _on_print(self) -> np.ndarray:
+        """Which outline samples (points x offsets x places) show, when what lies behind them
+        is the board, a printed line (or a cell's border) running along the outline in the
+        picture, within :data:`PRINT_MM`: an edge there may be the print's, not the stack's.
+
+        The board behind a sample at height z is where the camera's ray through it meets the
+        board, a long way behind a tall stack's far rim (a square cell's border, 4.5 mm beyond
+        a disc's rim on its point, shows just outside the rim of a disc's top face seen from
+        the side).  A line crossing the outline is no matter: its edge points the wrong way
+        (:data:`EDGE_COHERENCE`)."""
+        printed = board_model(self.pose.kind, self.pose.spec)
+        at = self.bank_mm[self.outline_gather].reshape(-1, 3)
+        cam = self.pose.camera_position_mm()
+        behind = cam[:2] + (at[:, :2] - cam[:2]) * (cam[2] / np.maximum(cam[2] - at[:, 2], 1e-6))[:, None]
+        # The board plane's homography to the picture (lens distortion left out: it hardly turns a line).
+        R, _ = cv2.Rodrigues(self.pose.rvec)
+        H = self.pose.camera.K @ np.column_stack([R[:, :2], np.ravel(self.pose.tvec)])
+        normals = np.broadcast_to(np.stack(self.outline_normals, axis=-1),
+                                  (*self.outline_gather.shape, 2)).reshape(-1, 2)
+        out = np.zeros(len(at), bool)
+        for way in np.unique(printed.line_direction):
+            lines = printed.lines[printed.line_direction == way]
+            flip = np.where(lines[:, :2] @ lines[0, :2] < 0, -1.0, 1.0)  # one normal for the parallel lines
+            across = np.sort(-lines[:, 2] * flip)
+            s = behind @ lines[0, :2]
+            k = np.clip(np.searchsorted(across, s), 1, len(across) - 1) if len(across) > 1 else np.zeros(len(s), int)
+            gap = np.minimum(np.abs(s - across[k]), np.abs(s - across[np.maximum(k - 1, 0)]))
+            near = np.flatnonzero(gap <= PRINT_MM)
+            # The line's direction in the picture at each sample near it (the homography's derivative).
+            q = np.column_stack([behind[near], np.ones(len(near))]) @ H.T
+            image = q[:, :2] / q[:, 2:]
+            u = np.array([-lines[0, 1], lines[0, 0]])
+            along = (H[:2, :2] @ u - image * (H[2, :2] @ u)) / q[:, 2:]
+            along /= np.linalg.norm(along, axis=1, keepdims=True) + 1e-12
+            out[near] |= np.abs(along[:, 0] * normals[near, 1] - along[:, 1] * normals[near, 0]) >= PRINT_ALONG
+        return out.reshape(self.outline_gather.shape)
 
     def _outline_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every point's outlines (rims, near rims, sides) side by side: sample indices within
@@ -520,6 +561,14 @@ EDGE_SHARE = 0.15
 
 STRENGTH_CAP = 1.5
 """Edges steeper than this many of the frame's strong edges count as that steep."""
+
+
+PRINT_MM = 1.5
+"""How near a printed line (mm on the board) an edge seen behind a stack's outline may be the
+line's (:meth:`StackModel._on_print`): the lines' half width and the pose's error."""
+PRINT_ALONG = 0.77
+"""... when the line runs along the outline within 40 degrees in the picture (the sine of
+the angle between the line and the outline's normal)."""
 
 
 BOARD_EDGE_SHARE = 0.8
