@@ -753,3 +753,16 @@ def test_empty_cells_seen_steeply_are_surely_empty_though_their_borders_run_by_a
     empty = [n for n, s in truth.items() if not s]
     assert wrong("steep-empty-cells") == {}
     assert sum(obs.conf(n) >= LOW_CONFIDENCE for n in empty) >= 0.9 * len(empty)
+
+
+def test_an_empty_light_cell_before_a_white_stack_is_never_surely_a_white_disc():
+    """samples/reading/light-cells-low: Attangle square seen from 31 degrees on a board whose
+    light cells are a pale blue, 0.26 from the white discs' hue.  Where a disc would stand on
+    the empty g2, its top face lies on the white stack on g1 behind it, and both the outlines
+    and the patch net took it for a white disc on g2 (0.83).  A disc there would cover the
+    board at the point, which shows the cell's blue: the reading is unsure."""
+    truth = sample("light-cells-low")[1]["points"]
+    obs = read("light-cells-low").observation
+    assert truth["g2"] == "" and truth["g1"] == "bww"
+    assert obs.points["g2"] == "" or obs.conf("g2") < LOW_CONFIDENCE
+    assert all(conf < LOW_CONFIDENCE for _, _, conf in wrong("light-cells-low").values())

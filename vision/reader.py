@@ -88,11 +88,12 @@ more than the first (a share of the distance between the two) is less sure, down
 of Attangle square (seed 5306) empty dark cells in the shadows of tall stacks were read as
 black discs with confidences of 0.64-0.89 five times, at 0.63-0.97; of the 4,333 discs read
 right on those and on 60 scenes each of Dame 100, Abande, Accasta and Attraktion (seed 5307)
-where the hues are :data:`HUES_APART` or more apart, 1 was at more than 0.5."""
-HUES_APART = 0.3
-"""The least distance of the board's hue from the discs' (:func:`vision.colours.log_chroma`)
-that tells the two apart: a grey print or slate board has none; blue, green and wooden cells
-are 0.3-1.3 from the discs'."""
+where the hues are 0.3 or more apart, 1 was at more than 0.5."""
+HUES_APART = {False: 0.3, True: 0.2}
+"""The least distance of the board's hue from the black (False) and the white (True) discs'
+(:func:`vision.colours.log_chroma`) that tells the two apart: a grey print or slate board
+has none; blue, green and wooden cells are 0.2-1.3 from the discs'.  A white disc's hue is
+measured well (a frame's sure white tops' within 0.02 of each other), a black one's is dim."""
 UNLIKE_EMPTY_TRUST = 0.3
 CELL_DARKER = (0.2, 0.3)
 """An empty point in the middle of a cell whose board looks darker than the cell around it
@@ -517,31 +518,37 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
     (``sure_top``) of its top's colour (``top_white``), in shares of the distance between the
     two (:data:`BOARD_LIKE_DISC`), where that is at least :data:`HUES_APART`.  A coloured cell
     in a stack's shadow can look as dark as a black disc, and the net and the outlines may
-    take it for one; it keeps the cell's hue.  Where fewer than three points of a shade are
+    take it for one; it keeps the cell's hue.  A white stack is checked so by the board at its
+    point too, which it covers: seen low, the top face of an empty point's would-be disc lies
+    on the white stack behind it, and the net and the outlines may take that for its own.
+    Where fewer than three points of a shade are
     surely empty (a small or blurred picture, where the outlines' evidence is weak everywhere)
     the board's hue is that of all its points read empty; 1 where there are fewer than three of
     those either, or fewer than two sure tops to compare with."""
     trust = np.ones(len(heights))
-    top = nan_percentile(log_chroma(_board_colours(model, frame, masks, heights)), 50, axis=1)
     look = nan_percentile(log_chroma(board), 50, axis=1)
-    shown = (heights > 0) & np.isfinite(top).all(axis=1)
-    kinds = {white: shown & (top_white == white) for white in (False, True)}
-    discs = {white: np.median(top[kind & sure_top], axis=0) for white, kind in kinds.items()
-             if (kind & sure_top).sum() >= 2}  # each colour's sure tops' hue
-    for shade in np.unique(model.shades):
-        ones = (model.shades == shade) & np.isfinite(look).all(axis=1)
-        empty = sure_empty & ones
-        if empty.sum() < 3:
-            empty = (heights == 0) & ones
-        if empty.sum() < 3:
-            continue
-        cell = np.median(look[empty], axis=0)
-        for white, disc in discs.items():
-            apart = float(np.hypot(*(cell - disc)))
-            at = kinds[white] & (model.shades == shade)
-            if apart >= HUES_APART and at.any():
-                nearer = (np.hypot(*(top[at] - disc).T) - np.hypot(*(top[at] - cell).T)) / apart
-                trust[at] = _trust(nearer, BOARD_LIKE_DISC)
+    # The top face, and the board at the point: a disc there covers that too (a white one: a
+    # black disc's hue is dim, and its side mirrors the board beside it).
+    for seen, colours in ((nan_percentile(log_chroma(_board_colours(model, frame, masks, heights)), 50, axis=1),
+                           (False, True)), (look, (True,))):
+        shown = (heights > 0) & np.isfinite(seen).all(axis=1)
+        kinds = {white: shown & (top_white == white) for white in colours}
+        discs = {white: np.median(seen[kind & sure_top], axis=0) for white, kind in kinds.items()
+                 if (kind & sure_top).sum() >= 2}  # each colour's sure stacks' hue there
+        for shade in np.unique(model.shades):
+            ones = (model.shades == shade) & np.isfinite(look).all(axis=1)
+            empty = sure_empty & ones
+            if empty.sum() < 3:
+                empty = (heights == 0) & ones
+            if empty.sum() < 3:
+                continue
+            cell = np.median(look[empty], axis=0)
+            for white, disc in discs.items():
+                apart = float(np.hypot(*(cell - disc)))
+                at = kinds[white] & (model.shades == shade)
+                if apart >= HUES_APART[white] and at.any():
+                    nearer = (np.hypot(*(seen[at] - disc).T) - np.hypot(*(seen[at] - cell).T)) / apart
+                    trust[at] = np.minimum(trust[at], _trust(nearer, BOARD_LIKE_DISC))
     return trust
 
 
