@@ -521,10 +521,10 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
     take it for one; it keeps the cell's hue.  A white stack is checked so by the board at its
     point too, which it covers: seen low, the top face of an empty point's would-be disc lies
     on the white stack behind it, and the net and the outlines may take that for its own.
-    Where fewer than three points of a shade are
-    surely empty (a small or blurred picture, where the outlines' evidence is weak everywhere)
-    the board's hue is that of all its points read empty; 1 where there are fewer than three of
-    those either, or fewer than two sure tops to compare with."""
+    Where fewer than three points of a shade are surely empty (a small or blurred picture,
+    where the outlines' evidence is weak everywhere) the board's hue is that of all its points
+    read empty; 1 where there are fewer than three of those either, or fewer than two sure
+    tops to compare with."""
     trust = np.ones(len(heights))
     look = nan_percentile(log_chroma(board), 50, axis=1)
     # The top face, and the board at the point: a disc there covers that too (a white one: a
