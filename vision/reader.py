@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -527,6 +528,14 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
     tops to compare with."""
     trust = np.ones(len(heights))
     look = nan_percentile(log_chroma(board), 50, axis=1)
+    cells = {}  # each shade's board hue
+    for shade in np.unique(model.shades):
+        ones = (model.shades == shade) & np.isfinite(look).all(axis=1)
+        empty = sure_empty & ones
+        if empty.sum() < 3:
+            empty = (heights == 0) & ones
+        if empty.sum() >= 3:
+            cells[shade] = np.median(look[empty], axis=0)
     # The top face, and the board at the point: a disc there covers that too (a white one: a
     # black disc's hue is dim, and its side mirrors the board beside it).
     for seen, colours in ((nan_percentile(log_chroma(_board_colours(model, frame, masks, heights)), 50, axis=1),
@@ -535,20 +544,12 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
         kinds = {white: shown & (top_white == white) for white in colours}
         discs = {white: np.median(seen[kind & sure_top], axis=0) for white, kind in kinds.items()
                  if (kind & sure_top).sum() >= 2}  # each colour's sure stacks' hue there
-        for shade in np.unique(model.shades):
-            ones = (model.shades == shade) & np.isfinite(look).all(axis=1)
-            empty = sure_empty & ones
-            if empty.sum() < 3:
-                empty = (heights == 0) & ones
-            if empty.sum() < 3:
-                continue
-            cell = np.median(look[empty], axis=0)
-            for white, disc in discs.items():
-                apart = float(np.hypot(*(cell - disc)))
-                at = kinds[white] & (model.shades == shade)
-                if apart >= HUES_APART[white] and at.any():
-                    nearer = (np.hypot(*(seen[at] - disc).T) - np.hypot(*(seen[at] - cell).T)) / apart
-                    trust[at] = np.minimum(trust[at], _trust(nearer, BOARD_LIKE_DISC))
+        for (shade, cell), (white, disc) in itertools.product(cells.items(), discs.items()):
+            apart = float(np.hypot(*(cell - disc)))
+            at = kinds[white] & (model.shades == shade)
+            if apart >= HUES_APART[white] and at.any():
+                nearer = (np.hypot(*(seen[at] - disc).T) - np.hypot(*(seen[at] - cell).T)) / apart
+                trust[at] = np.minimum(trust[at], _trust(nearer, BOARD_LIKE_DISC))
     return trust
 
 
