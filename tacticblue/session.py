@@ -53,7 +53,8 @@ LOST_BOARD_S = 10.0
 STEADY_HAND_S = 5.0
 """A hand seen this long over a picture that stays still is told about: the board is not read
 while it is there, and a real hand seldom stays so still (warm light can make white discs and
-a cream board look skin-coloured to the hand check)."""
+a cream board look skin-coloured to the hand check).  So is a still picture that is not read
+for another reason (too dark, too blurred), with the reason."""
 REREAD_S = 1.0
 """A still board that left candidates to confirm (ambiguous, or illegal with nearest legal
 turns) is read again this long after, up to :data:`REREADS` times while it stays still: the
@@ -103,6 +104,8 @@ class Reading:
 
     observation: Observation | None
     hand: bool = False
+    reason: str | None = None
+    """Why the frame was not read, when it was not and the players can help (too dark, blurred)."""
     status: str = "steady"
     """The board pose: ``steady``, ``moved`` (re-found after a bump) or ``lost``."""
     overlay: Any = None
@@ -155,9 +158,10 @@ class Session:
         that reading is its second (:meth:`settled`)."""
         self._pending_shown: Any = None
         self._ended = board.outcome() is not None
-        self._hand_since: float | None = None
-        """When the hand seen over the still picture was first seen (None: no hand, or the picture moved)."""
-        self._hand_told = False
+        self._unread_since: float | None = None
+        """When the still picture was first not read (a hand over it, too dark, blurred; None: it
+        is read, or the picture moved)."""
+        self._unread_told = False
         self._found = False
         """Whether the board has been in view since the session began."""
         self._lost_since: float | None = None
@@ -181,7 +185,7 @@ class Session:
         frame difference per frame."""
         t = frame.t
         if not self.stillness.update(frame.image, t):
-            self._hand_since = None
+            self._unread_since = None
             self._reads.clear()
             self._taken.clear()
             if self._held is not None:  # the doubtful board is gone, unless the same board settles again
@@ -206,8 +210,8 @@ class Session:
             self._found, self._lost_since, self._lost_told = True, None, set()
         if reading.hand or reading.observation is None:
             self._reads.clear()
-            return events + (self._steady_hand(t) if reading.hand else [])
-        self._hand_since, self._hand_told = None, False
+            return events + self._still_unread(t, reading)
+        self._unread_since, self._unread_told = None, False
         if self._reads and self._reads[-1].points != reading.observation.points:
             self._reads.clear()  # still changing (a misread, a piece settling): start over
         self._reads.append(reading.observation)
@@ -500,17 +504,22 @@ class Session:
         self.last = event
         return event
 
-    def _steady_hand(self, t: float) -> list[Event]:
-        """A hand over a still picture: told once it has stayed :data:`STEADY_HAND_S` (once until
-        a frame is read without one)."""
-        if self._hand_since is None:
-            self._hand_since = t
-        if self._hand_told or t - self._hand_since < STEADY_HAND_S:
+    def _still_unread(self, t: float, reading: Reading) -> list[Event]:
+        """A still picture not read, with a hand over it or for a ``reading.reason`` the players
+        can help: told once it has stayed so :data:`STEADY_HAND_S` (once until a frame is read)."""
+        if not (reading.hand or reading.reason):
             return []
-        self._hand_told = True
-        return [self._info(t, f"a hand has been over the still board for {t - self._hand_since:.0f} s: the board is "
-                              "read once it has gone (if there is none, the light makes the pieces or the board "
-                              "look skin-coloured: a whiter light helps)")]
+        if self._unread_since is None:
+            self._unread_since = t
+        if self._unread_told or t - self._unread_since < STEADY_HAND_S:
+            return []
+        self._unread_told = True
+        since = t - self._unread_since
+        if reading.hand:
+            return [self._info(t, f"a hand has been over the still board for {since:.0f} s: the board is read once "
+                                  "it has gone (if there is none, the light makes the pieces or the board look "
+                                  "skin-coloured: a whiter light helps)")]
+        return [self._info(t, f"the board has not been readable for {since:.0f} s: {reading.reason}")]
 
     def _info(self, t: float, message: str) -> Event:
         return Event(t, "info", message, None, self.board.ply)

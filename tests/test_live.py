@@ -1017,6 +1017,29 @@ def test_a_hand_that_stays_over_the_still_board_is_told_about_once(tmp_path):
     assert all(e.event == "info" for _, e in events) and board.ply == 0
 
 
+def test_a_still_board_too_dark_to_read_is_told_about_once(tmp_path):
+    """A still picture the reader refuses for a reason the players can mend (here the board too
+    dark: samples/reading/lamp-in-view, a camera exposed for the lamp in view) is told about
+    after STEADY_HAND_S, with the reason, once; nothing is refereed."""
+    from calibration.board_file import BoardCalibration
+    from tacticblue.session import STEADY_HAND_S, Session
+    from tacticblue.stillness import StillnessDetector
+    from vision.synth.scene import pose_from_truth
+
+    sample = ROOT / "samples" / "reading" / "lamp-in-view"
+    truth = json.loads(sample.with_suffix(".json").read_text())
+    board_file = tmp_path / "board.json"
+    BoardCalibration(pose_from_truth(truth), truth["game"]).save(board_file)
+    board = new_game("attraktion")
+    session = Session(board, VisionReader(board, board_file), stillness=StillnessDetector(settle_s=0.3))
+    image = cv2.imread(str(sample.with_suffix(".jpg")))
+    events = [(i * 0.5, e) for i in range(16) for e in session.feed(Frame(image, i * 0.5, i))]
+    told = [(t, e.message) for t, e in events if e.message.startswith("the board has not been readable for")]
+    assert len(told) == 1 and STEADY_HAND_S <= told[0][0] <= STEADY_HAND_S + 1.0, events
+    assert "too dark" in told[0][1]
+    assert all(e.event == "info" for _, e in events) and board.ply == 0
+
+
 def test_a_disc_the_camera_keeps_misreading_is_confirmed_once_and_the_game_goes_on(cli, tmp_path):
     turns, _ = record_turns("abande")
     upto = turns.index("d4-c4")

@@ -337,6 +337,26 @@ def test_a_blurred_frame_is_not_readable():
     assert reading.observation.points == {}
 
 
+def test_a_board_too_dark_to_read_is_said_so_not_taken_for_a_blur():
+    """samples/reading/lamp-in-view: path traced by Mitsuba 3 (tools/mitsuba_scenes.py ``--game
+    attraktion --seed 971``, scene 0), its camera metering the frame with the lamp in view: the
+    board is a few grey levels.  The reading says the board is too dark, and reads nothing;
+    the same frame made four times brighter is no longer too dark."""
+    image, truth = sample("lamp-in-view")
+    reader = StackReader("attraktion", pose_from_truth(truth))
+    reading = reader.read(image)
+    assert not reading.readable and "too dark" in (reading.reason or "")
+    assert reading.observation.points == {}
+    assert "too dark" not in (reader.read(cv2.convertScaleAbs(image, alpha=4.0)).reason or "")
+
+
+def test_cli_says_the_board_is_too_dark(cli, calibration):
+    r = cli("read", str(SAMPLES / "lamp-in-view.jpg"), "--game", "attraktion", "--calibration",
+            str(calibration("lamp-in-view")))
+    assert r.returncode == 1
+    assert "not readable: the board is too dark to read" in r.stdout
+
+
 def test_a_softly_blurred_frame_is_read_with_less_confidence():
     image, truth = sample("dame-kings")
     reader = StackReader("dame100", pose_from_truth(truth))

@@ -36,6 +36,13 @@ MIN_SHARPNESS = 0.09
 """Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read:
 on rendered scenes blurred step by step, a quarter of the points were read wrong below it
 (a tenth confidently), a sixth just above it."""
+MIN_LIGHTNESS = 0.05
+"""Below this :attr:`vision.stacks.FrameSamples.lightness` the board is too dark to read: its
+colours are a few grey levels of noise and JPEG blocks.  Of 304 pictures of the held-out sets
+and the samples (our renderer on the near-black slate look, POV-Ray's, Mitsuba's), all read
+well, the darkest board was at 0.12 (slate Dame 100 in a dim light); a Mitsuba still whose
+camera sees the lamp and is exposed for it (samples/reading/lamp-in-view) shows the board at
+0.03, which the sharpness test took for a blurred frame."""
 SURE_SHARPNESS = 0.14
 """Between the two, every confidence is lowered in proportion: edges are soft, heights less
 sure (confidently wrong points: 2% at 0.09-0.105, 1% at 0.105-0.12, 0.5% above, as on sharp photos)."""
@@ -301,9 +308,13 @@ class StackReader:
         h, w = image.shape[:2]
         names = model.names
         frame = FrameSamples.of(model, image)  # a frame of another size than the pose's is refused here
+        if frame.lightness < MIN_LIGHTNESS:
+            return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
+                           "the board is too dark to read (no light on it, or a lamp in view that the camera "
+                           "exposes for)")
         if frame.sharpness < MIN_SHARPNESS:
             return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
-                           "the frame is too blurred to read")
+                           "the frame is too blurred to read (the camera moving, or out of focus)")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
         patch_heights = PatchHeights(image, self.patch_maps, self.patch_rise, model.max_height)
         hand = self.hands.mask(image)

@@ -34,7 +34,7 @@ import numpy as np
 from calibration.camera import BoardPose
 from rules.geometry import Geometry, hex_lines
 from vision.board_model import board_model
-from vision.colours import channel_sum, log_brightness
+from vision.colours import brightness, channel_sum, log_brightness
 from vision.percentiles import nan_percentile, percentile
 
 RIM_ANGLES_DEG = np.linspace(-65.0, 65.0, 11)
@@ -633,6 +633,9 @@ class FrameSamples:
     99th percentile of the gradient (grey levels per pixel) over the 5-95 percentile range of
     grey levels.  The board's printed lines and cells are always there, so an empty board is as
     sharp as a full one.  Sharp photos are above 0.13; a blur of 4 pixels brings most under 0.12."""
+    lightness: float
+    """The median brightness (0..1, :func:`vision.colours.brightness`) of the board's part of
+    the frame: how much light the board sends the camera, whatever its print."""
     crop: Crop | None = None
     """The frame, to read colours where stacks really stand (:mod:`vision.placement`)."""
 
@@ -642,12 +645,13 @@ class FrameSamples:
         grad = np.ascontiguousarray(pairs, np.float32).view(np.complex64).ravel()
         mag = np.abs(grad[::4])[model.in_frame[::4]]  # every fourth: enough for a percentile
         if len(mag) == 0:
-            return cls(colour / 255.0, grad, _edge_strength(model, grad), 0.0, crop)
+            return cls(colour / 255.0, grad, _edge_strength(model, grad), 0.0, 0.0, crop)
+        lightness = float(np.median(brightness(colour[::4][model.in_frame[::4]]))) / 255.0
         # The samples' strong edges are the discs' outlines; on an empty board there are none,
         # and the board's own lines and cells set the scale (paper grain is no edge).  Times a
         # float32 reciprocal: complex64 over a Python float is a complex division, 10 times slower.
         grad = grad * np.float32(1.0 / max(percentile(mag, 95), BOARD_EDGE_SHARE * steepest, 4.0))
-        return cls(colour / 255.0, grad, _edge_strength(model, grad), steepest / spread, crop)
+        return cls(colour / 255.0, grad, _edge_strength(model, grad), steepest / spread, lightness, crop)
 
 
 def outline_strength(model: StackModel, frame: FrameSamples, points: np.ndarray) -> np.ndarray:
