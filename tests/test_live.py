@@ -16,8 +16,10 @@ import pytest
 from conftest import one_line_error
 
 from rules import new_game
+from rules.base import Board
 from rules.infer import LOW_CONFIDENCE, partial_chains, played_changes
 from tacticblue.journal import read_journal
+from tacticblue.session import Event
 from tacticblue.sources import CaptureSource, Frame
 from tacticblue.vision_reader import VisionReader
 from vision.synth.video import turn_stages
@@ -995,23 +997,31 @@ def test_an_illegal_move_on_video_is_reported_and_nothing_false_recorded(cli, tm
     assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == ["b4:2-c5"]
 
 
-def test_a_hand_that_stays_over_the_still_board_is_told_about_once(tmp_path):
-    """The board is not read while a hand is over it; a hand over a picture that stays still
-    for STEADY_HAND_S is told about (a real hand moves; warm light can make the pieces look like
-    one), once.  The real reader on the hand sample picture, frames half a second apart."""
+def still_sample_for_8_s(name: str, tmp_path: Path) -> tuple[Board, list[tuple[float, Event]]]:
+    """The board and what a live session tells the players of a still picture (a sample of
+    samples/reading/, read with its true pose by the real reader), frames half a second apart."""
     from calibration.board_file import BoardCalibration
-    from tacticblue.session import STEADY_HAND_S, Session
+    from tacticblue.session import Session
     from tacticblue.stillness import StillnessDetector
     from vision.synth.scene import pose_from_truth
 
-    sample = ROOT / "samples" / "reading" / "hand"
+    sample = ROOT / "samples" / "reading" / name
     truth = json.loads(sample.with_suffix(".json").read_text())
     board_file = tmp_path / "board.json"
     BoardCalibration(pose_from_truth(truth), truth["game"]).save(board_file)
-    board = new_game("accasta")
+    board = new_game(truth["game"])
     session = Session(board, VisionReader(board, board_file), stillness=StillnessDetector(settle_s=0.3))
     image = cv2.imread(str(sample.with_suffix(".jpg")))
-    events = [(i * 0.5, e) for i in range(16) for e in session.feed(Frame(image, i * 0.5, i))]
+    return board, [(i * 0.5, e) for i in range(16) for e in session.feed(Frame(image, i * 0.5, i))]
+
+
+def test_a_hand_that_stays_over_the_still_board_is_told_about_once(tmp_path):
+    """The board is not read while a hand is over it; a hand over a picture that stays still
+    for STEADY_HAND_S is told about (a real hand moves; warm light can make the pieces look like
+    one), once.  The real reader on the hand sample picture."""
+    from tacticblue.session import STEADY_HAND_S
+
+    board, events = still_sample_for_8_s("hand", tmp_path)
     told = [(t, e.message) for t, e in events if "hand has been over the still board" in e.message]
     assert len(told) == 1 and STEADY_HAND_S <= told[0][0] <= STEADY_HAND_S + 1.0, events
     assert all(e.event == "info" for _, e in events) and board.ply == 0
@@ -1021,19 +1031,9 @@ def test_a_still_board_too_dark_to_read_is_told_about_once(tmp_path):
     """A still picture the reader refuses for a reason the players can mend (here the board too
     dark: samples/reading/lamp-in-view, a camera exposed for the lamp in view) is told about
     after STEADY_HAND_S, with the reason, once; nothing is refereed."""
-    from calibration.board_file import BoardCalibration
-    from tacticblue.session import STEADY_HAND_S, Session
-    from tacticblue.stillness import StillnessDetector
-    from vision.synth.scene import pose_from_truth
+    from tacticblue.session import STEADY_HAND_S
 
-    sample = ROOT / "samples" / "reading" / "lamp-in-view"
-    truth = json.loads(sample.with_suffix(".json").read_text())
-    board_file = tmp_path / "board.json"
-    BoardCalibration(pose_from_truth(truth), truth["game"]).save(board_file)
-    board = new_game("attraktion")
-    session = Session(board, VisionReader(board, board_file), stillness=StillnessDetector(settle_s=0.3))
-    image = cv2.imread(str(sample.with_suffix(".jpg")))
-    events = [(i * 0.5, e) for i in range(16) for e in session.feed(Frame(image, i * 0.5, i))]
+    board, events = still_sample_for_8_s("lamp-in-view", tmp_path)
     told = [(t, e.message) for t, e in events if e.message.startswith("the board has not been readable for")]
     assert len(told) == 1 and STEADY_HAND_S <= told[0][0] <= STEADY_HAND_S + 1.0, events
     assert "too dark" in told[0][1]
