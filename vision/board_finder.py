@@ -1406,9 +1406,22 @@ def locate_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None 
         camera = camera.scaled(size)
     flat = undistort(image, camera)
     model = board_model(kind, spec)
-    fit = find_grid(flat, kind, spec, outline)
-    pose, how = orient(pose_from_fit(fit, model, camera, size, spec), model, white_side, image, start)
+    try:
+        fit = find_grid(flat, kind, spec, outline)
+        pose, how = orient(pose_from_fit(fit, model, camera, size, spec), model, white_side, image, start)
+    except BoardNotFound as missed:
+        if np.median(image) >= DARK_PICTURE * 255:
+            raise
+        raise BoardNotFound(f"{missed}, in a picture this dark (more light on the board, or a camera not exposed "
+                            "for a lamp in view, may help)") from missed
     return FoundBoard(pose, fit, how)
+
+
+DARK_PICTURE = 0.05
+"""A picture whose median brightness (0..1) is under this is named dark when no board is found
+in it (it is still searched: a lit board on a black table may be found).  The samples' pictures
+are at 0.41-0.63; a Mitsuba still whose camera is exposed for the lamp in view
+(samples/reading/lamp-in-view) at 0.013."""
 
 
 def find_board(image: np.ndarray, kind: BoardKind, camera: CameraModel | None = None, *,
