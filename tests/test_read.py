@@ -350,6 +350,17 @@ def test_a_board_too_dark_to_read_is_said_so_not_taken_for_a_blur():
     assert "too dark" not in (reader.read(cv2.convertScaleAbs(image, alpha=4.0)).reason or "")
 
 
+def test_a_pose_that_puts_the_board_out_of_the_picture_is_said_so():
+    """A calibration of another camera placement can put the whole board outside the frame:
+    the reading says so, rather than that the frame is dark or blurred."""
+    image, truth = sample("dame-kings")
+    pose = pose_from_truth(truth)
+    away = replace(pose, tvec=pose.tvec + np.array([3000.0, 0.0, 0.0]))
+    reading = StackReader("dame100", away).read(image)
+    assert not reading.readable and "not in the picture" in (reading.reason or "")
+    assert reading.observation.points == {}
+
+
 def test_cli_says_the_board_is_too_dark(cli, calibration):
     r = cli("read", str(SAMPLES / "lamp-in-view.jpg"), "--game", "attraktion", "--calibration",
             str(calibration("lamp-in-view")))

@@ -310,13 +310,16 @@ class StackReader:
         model = self.model
         h, w = image.shape[:2]
         names = model.names
+        unread = Observation({}, {n: 0.0 for n in names})
+        if not (model.in_view >= MIN_IN_VIEW).any():
+            return Reading(self.game, unread, False,
+                           "the board is not in the picture (a calibration of another camera placement?)")
         frame = FrameSamples.of(model, image)  # a frame of another size than the pose's is refused here
         if frame.lightness < MIN_LIGHTNESS:
-            return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
-                           "the board is too dark to read (no light on it, or a lamp in view that the camera "
-                           "exposes for)")
+            return Reading(self.game, unread, False, "the board is too dark to read (no light on it, or a lamp in "
+                           "view that the camera exposes for)")
         if frame.sharpness < MIN_SHARPNESS:
-            return Reading(self.game, Observation({}, {n: 0.0 for n in names}), False,
+            return Reading(self.game, unread, False,
                            "the frame is too blurred to read (the camera moving, or out of focus)")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
         patch_heights = PatchHeights(image, self.patch_maps, self.patch_rise, model.max_height)
