@@ -30,7 +30,8 @@ from vision.percentiles import nan_percentile
 from vision.placement import StackColours, disc_offsets, stack_colours
 from vision.shapes import StackShapes
 from vision.stack_net import PatchHeights, patch_frames
-from vision.stacks import HIDDEN_LAYER, FrameSamples, StackModel, outline_evidence, outline_strength
+from vision.stacks import (HIDDEN_LAYER, TUNED_PX_PER_MM, FrameSamples, StackModel, outline_evidence,
+                           outline_strength)
 
 MIN_SHARPNESS = 0.09
 """Below this :attr:`vision.stacks.FrameSamples.sharpness` the frame is too blurred to read:
@@ -301,9 +302,9 @@ class StackReader:
         thin = seen & (model.side_px < THIN_SIDE_PX)
         if model.max_height < 2 or thin.sum() < THIN_SIDE_SHARE * max(seen.sum(), 1):
             return None
-        return (f"the camera looks down steeply: a disc's side looks under {THIN_SIDE_PX:g} px tall on "
-                f"{thin.sum()} of the {seen.sum()} points, so stack heights there are read less surely "
-                "(a lower or closer camera, or larger frames, show them better)")
+        return (f"the camera looks down steeply: a disc's side looks under {THIN_SIDE_PX:g} px tall (at "
+                f"{TUNED_PX_PER_MM:g} px a millimetre) on {thin.sum()} of the {seen.sum()} points, so stack heights "
+                "there are read less surely (a lower camera shows them better; a larger frame hardly does)")
 
     def read(self, image: np.ndarray) -> Reading:
         """Read a BGR frame taken with the reader's pose (same size as its camera)."""
