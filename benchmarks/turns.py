@@ -2,9 +2,10 @@
 
     python3 benchmarks/turns.py [--games abande accasta] [--sessions 4] [--plies 40] [--seed 1] [--jobs 2]
     python3 benchmarks/turns.py --elevation 60-70   # only cameras looking down steeply
+    python3 benchmarks/turns.py --size 1920x1080     # as a 1080p camera films them
 
 For every game, ``--sessions`` random games of up to ``--plies`` turns, each seen by one
-camera (placement, board look and light as the renderer draws them, 1280x720) with fresh
+camera (placement, board look and light as the renderer draws them, 1280x720 unless ``--size``) with fresh
 photo effects on every picture: after every turn the board is rendered, read
 (:class:`vision.reader.StackReader` with the true pose) and given to a
 :class:`rules.infer.GameState` as the live loop does (no "turn done": an Accasta turn stays
@@ -40,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
 from rules.infer import GameState  # noqa: E402
+from tacticblue.commands import frame_size  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader  # noqa: E402
 from vision.synth.photo import random_photo_look  # noqa: E402
@@ -64,13 +66,13 @@ def record_keys(board: rules.Board) -> list:
 
 
 def session(game: str, seed: int, number: int, plies: int, verbose: bool,
-            elevation_deg: tuple[float, float] | None = None) -> dict[str, int]:
+            elevation_deg: tuple[float, float] | None = None, size: tuple[int, int] = (1280, 720)) -> dict[str, int]:
     """One random game seen by one camera (its elevation drawn from ``elevation_deg``, degrees,
-    when given): how many turns were recorded right, wrong, or left."""
+    when given; its frames ``size`` pixels): how many turns were recorded right, wrong, or left."""
     rng = np.random.default_rng([seed, number, sum(map(ord, game))])
     moves = random.Random(int(rng.integers(2**31)))
     truth = rules.new_game(game)
-    scene = random_scene(game, rng, points=truth.visible(), size=(1280, 720), rig=rig_at(elevation_deg))
+    scene = random_scene(game, rng, points=truth.visible(), size=size, rig=rig_at(elevation_deg))
     reader = StackReader(game, scene.pose)
     state = GameState(rules.new_game(game))
     keys = [truth.key()]  # the position after every turn of the true game
@@ -122,9 +124,11 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print every turn not recorded right")
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                         help="draw the cameras' elevations (degrees above the board) from this range only")
+    parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
+                        help="the cameras' frame size (default 1280x720)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation)
+    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size)
              for g in args.games for n in range(args.sessions)]
     with ProcessPoolExecutor(args.jobs) as pool:
         tallies = list(pool.map(session, *zip(*tasks)))

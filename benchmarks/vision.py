@@ -5,10 +5,11 @@
     python3 benchmarks/vision.py --find 20    # also find the board in the first 20 images of each game
     python3 benchmarks/vision.py --effect tone=1.6   # as a camera with a darker tone curve takes them
     python3 benchmarks/vision.py --elevation 60-70   # only cameras looking down steeply
+    python3 benchmarks/vision.py --size 1920x1080    # as a 1080p camera takes them
     python3 benchmarks/vision.py --games accasta --count 40 --wrong   # and every point read wrong
 
 Scenes come from the renderer (every camera placement, board look, lighting and photo
-effect it draws, at 1280x720) or from folders written by ``tacticblue scenes render`` or by
+effect it draws, at 1280x720 unless ``--size``) or from folders written by ``tacticblue scenes render`` or by
 ``tools/povray_scenes.py`` (the same scenes ray traced by POV-Ray, a renderer the height
 model was not fitted on).
 For every game it prints the share of points whose top colour, height and full stack
@@ -53,6 +54,7 @@ cv2.setNumThreads(1)
 
 import rules  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
+from tacticblue.commands import frame_size  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader, out_of_sight, shown_layers  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
@@ -67,7 +69,7 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
         return
     rig = rig_at(args.elevation)
     for game in args.games:
-        for s in render_samples(game, args.count, args.seed, size=(1280, 720), rig=rig):
+        for s in render_samples(game, args.count, args.seed, size=args.size, rig=rig):
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
 
 
@@ -158,11 +160,15 @@ def main() -> None:
                              + ", ".join(EFFECTS))
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                         help="render only cameras this many degrees above the table (not with --dir)")
+    parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
+                        help="render the scenes at this frame size (default 1280x720; not with --dir)")
     parser.add_argument("--wrong", action="store_true", help="also list every point read wrong")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.elevation and args.dir:
         parser.error("--elevation chooses the cameras of rendered scenes; it cannot be used with --dir")
+    if args.size != (1280, 720) and args.dir:
+        parser.error("--size is the frame size of rendered scenes; it cannot be used with --dir")
     for d in args.dir or ():
         if not any(Path(d).glob("*.json")):  # a folder of folders, a typo: no figures, and no word why
             parser.error(f"{d}: no rendered scenes in it (NAME.jpg + NAME.json, "
