@@ -69,7 +69,7 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
         return
     rig = rig_at(args.elevation)
     for game in args.games:
-        for s in render_samples(game, args.count, args.seed, size=args.size, rig=rig):
+        for s in render_samples(game, args.count, args.seed, size=args.size or (1280, 720), rig=rig):
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
 
 
@@ -160,14 +160,14 @@ def main() -> None:
                              + ", ".join(EFFECTS))
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                         help="render only cameras this many degrees above the table (not with --dir)")
-    parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
+    parser.add_argument("--size", type=frame_size, metavar="WxH",
                         help="render the scenes at this frame size (default 1280x720; not with --dir)")
     parser.add_argument("--wrong", action="store_true", help="also list every point read wrong")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.elevation and args.dir:
         parser.error("--elevation chooses the cameras of rendered scenes; it cannot be used with --dir")
-    if args.size != (1280, 720) and args.dir:
+    if args.size and args.dir:
         parser.error("--size is the frame size of rendered scenes; it cannot be used with --dir")
     for d in args.dir or ():
         if not any(Path(d).glob("*.json")):  # a folder of folders, a typo: no figures, and no word why
