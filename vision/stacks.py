@@ -190,7 +190,8 @@ class StackModel:
         self.geometry = geometry
         self.max_height = max(1, int(max_height))
         self.shrink = tuned_scale(pose)
-        """How much a frame is shrunk to measure its sharpness (:data:`TUNED_PX_PER_MM`)."""
+        """How much a frame is shrunk where constants in pixels decide (:data:`TUNED_PX_PER_MM`):
+        to measure its sharpness, and to count how tall a layer's side looks (:attr:`side_px`)."""
         spec = pose.spec
         self.radius_mm = spec.piece_diameter_mm / 2
         self.layer_mm = spec.piece_height_mm
@@ -333,7 +334,7 @@ class StackModel:
         # How tall a layer's side looks: the front point at the foot and one layer up.
         foot = self.pose.project(np.stack([np.column_stack([cx + r * np.cos(towards), cy + r * np.sin(towards),
                                                             np.full(n, z)]) for z in (0.0, L)], axis=1).reshape(-1, 3))
-        side_px = np.hypot(*(foot[1::2] - foot[0::2]).T) * tuned_scale(self.pose)
+        side_px = np.hypot(*(foot[1::2] - foot[0::2]).T) * self.shrink
         return np.concatenate(pts, axis=1), [
             _PointSamples(rim, near, side, front, cap, lines, side_px=float(side_px[i]), directions=outward[i],
                           watched=watched)
@@ -650,10 +651,11 @@ class FrameSamples:
     def of(cls, model: StackModel, image: np.ndarray) -> "FrameSamples":
         colour, pairs, steepest, spread, crop = model.sample(image)
         grad = np.ascontiguousarray(pairs, np.float32).view(np.complex64).ravel()
-        mag = np.abs(grad[::4])[model.in_frame[::4]]  # every fourth: enough for a percentile
+        kept = model.in_frame[::4]  # every fourth sample: enough for a percentile or a median
+        mag = np.abs(grad[::4])[kept]
         if len(mag) == 0:
             return cls(colour / 255.0, grad, _edge_strength(model, grad), 0.0, 0.0, crop)
-        lightness = float(np.median(brightness(colour[::4][model.in_frame[::4]]))) / 255.0
+        lightness = float(np.median(brightness(colour[::4][kept]))) / 255.0
         # The samples' strong edges are the discs' outlines; on an empty board there are none,
         # and the board's own lines and cells set the scale (paper grain is no edge).  Times a
         # float32 reciprocal: complex64 over a Python float is a complex division, 10 times slower.
