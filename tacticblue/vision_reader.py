@@ -98,7 +98,6 @@ class VisionReader:
         pose = self._tracker.pose
         note, self._note = self._note, None
         if not reading.readable:
-            hand = bool(reading.reason and "hand" in reading.reason)
-            return Reading(None, hand=hand, reason=None if hand else reading.reason, status=status, overlay=pose,
-                           note=note, area=self._area)
+            return Reading(None, hand=reading.hand, reason=None if reading.hand else reading.reason, status=status,
+                           overlay=pose, note=note, area=self._area)
         return Reading(reading.observation, status=status, overlay=pose, note=note, area=self._area)

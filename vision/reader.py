@@ -254,12 +254,13 @@ def height_reliability(side_px: float) -> float:
 @dataclass(frozen=True)
 class Reading:
     """What one frame shows: the observation (points not seen are left out) and whether the
-    frame could be read as a whole."""
+    frame could be read as a whole, and if not, whether because a hand is over the board."""
 
     game: str
     observation: Observation
     readable: bool
     reason: str | None = None
+    hand: bool = False
 
     def to_json(self) -> dict[str, Any]:
         obs = self.observation
@@ -335,7 +336,7 @@ class StackReader:
         if hand.any():
             px = np.clip(np.round(model.bank_px).astype(int), 0, [w - 1, h - 1])
             return Reading(self.game, self._observe(frame, blur, hand[px[:, 1], px[:, 0]], patch_heights), False,
-                           "a hand is over the board")
+                           "a hand is over the board", hand=True)
         return Reading(self.game, first or self._observe(frame, blur, None, patch_heights), True)
 
     def _observe(self, frame: FrameSamples, blur: float, hidden: np.ndarray | None,
