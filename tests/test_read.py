@@ -664,6 +664,24 @@ def test_accasta_discs_nothing_shows_are_what_the_count_leaves():
     assert all(obs.conf(p) < SURE for p in ("g1", "g2", "g3"))
 
 
+def test_a_disc_the_count_lacks_goes_behind_a_stack_not_on_a_point_in_view():
+    """In the benchmark's accasta-6001-0097, seen from 31 degrees, f5's stack hides c6's single
+    disc wholly, and the evidence, seeing f5's stack there, reads c6 empty surely.  The board
+    then shows 39 discs; the count once made up the 40th at a1, in view and plainly empty.
+    A point hidden wholly is weighed as such points are (:data:`vision.heights.UNSEEN_EMPTY`),
+    so the missing disc is c6's, not seen, and a1 reads empty and sure."""
+    scene, image = benchmark_scene("accasta", 97, seed=6001)
+    reader = StackReader("accasta", scene.pose)
+    heights = np.array([len(scene.points.get(n, "")) for n in reader.model.names])
+    every = np.arange(len(heights))
+    hidden = out_of_sight(reader.model, every, reader.model.visible(every, heights))
+    assert hidden[reader.model.names.index("c6")] and scene.points["c6"] == "w" and scene.points["a1"] == ""
+    obs = reader.read(image).observation
+    assert obs.points["a1"] == "" and obs.conf("a1") >= LOW_CONFIDENCE
+    assert obs.conf("c6") < LOW_CONFIDENCE
+    assert {n for n, s in scene.points.items() if obs.points.get(n) != s and obs.conf(n) >= LOW_CONFIDENCE} == set()
+
+
 def test_only_layers_the_stacks_in_front_hide_are_read_unknown():
     """Attangle 5-stacks seen low: a ``?`` is read only on a layer the true stacks in front
     hide (:func:`vision.reader.shown_layers` of the true heights), never on one in view."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -169,7 +170,8 @@ def height_model(game: str) -> HeightModel:
 
 def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidden: np.ndarray | None = None,
                  fold: np.ndarray | None = None, total: int | None = None,
-                 patch_heights: PatchHeights | None = None
+                 patch_heights: PatchHeights | None = None,
+                 out_of_sight: Callable[[np.ndarray], np.ndarray] | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every point's height, the probability of each height 0..H (points x (H + 1)), its
     visibility mask (points x samples of a block) and offset (mm, points x 2: where the stack
@@ -189,7 +191,9 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     removes one): heights that do not add up to it are replaced by the likeliest that do
     (:func:`heights_adding_up`), unless the pixels favour them by more than
     :data:`ADD_UP_NATS`; a height changed so has the probability its own evidence gives it,
-    and the points behind it are read again with what it hides.
+    and the points behind it are read again with what it hides.  ``out_of_sight`` (the
+    samples' visibility to a bool per point) tells the points that nearer stacks hide wholly:
+    there the count weighs empty and one disc by :data:`UNSEEN_EMPTY`.
 
     On the hex side, how plainly the printed lines show around a point
     (:func:`vision.stacks.printed_lines`) is part of the evidence: it counts for the point's
@@ -256,7 +260,8 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
         if settled:
             break
         settled = True
-        fit = heights_adding_up(probs, total)
+        unseen = np.zeros(n, bool) if out_of_sight is None else out_of_sight(used)
+        fit = heights_adding_up(np.where(unseen[:, None], unseen_heights(probs), probs), total)
         if fit is None or fit[1] > ADD_UP_NATS:
             break
         pinned = fit[0] != heights
@@ -368,6 +373,32 @@ the whole reading, not per disc it is off: per disc (and with every height a lay
 most) a POV-Ray scene read 4 discs short came right (Accasta, seed 960, scene 11: 4.0 nats),
 but so did a position set up with 36 discs, as a teacher may, go 4 points wrong
 (samples/reading/accasta-tall, its pose found: 13.5 nats)."""
+
+
+UNSEEN_EMPTY = 0.68
+"""How likely a point that nearer stacks hide wholly is empty rather than a single disc: of
+112 such points in six held-out sets, 76 were empty and 36 single discs (see
+:data:`vision.reader.OUT_OF_SIGHT`).  The pixels cannot tell the two apart there, but the
+evidence reads the stack in front and so says "empty" surely: when the heights must add up to
+the game's disc count, such a point never took a disc the count lacked, and the count made
+one up in view instead, on a point read empty or on a stack.  :func:`read_heights` weighs the
+two by this share there, and keeps the evidence's word on taller stacks, whose tops may show
+above the one in front.  Of 200 Accasta pictures (benchmark seed 6001) 3 had a disc made up
+so, of 150 seen from 30-45 degrees (seed 6801) 2; none now, and no point read wrong that was
+read right.  Of 140 POV-Ray pictures (``tools/povray_scenes.py``, seed 6950 from 30-45 degrees
+and 6951) one, read right before, now gives the disc a point in view lacks to a hidden empty
+point, both read with a confidence of 0: the evidence had given the point in view's disc 0.15."""
+
+
+def unseen_heights(p: np.ndarray) -> np.ndarray:
+    """The probabilities of heights ``p`` (points x heights 0..H) of points hidden wholly: the
+    chances of empty and of one disc shared as :data:`UNSEEN_EMPTY` says, the others kept.
+
+    >>> unseen_heights(np.array([[0.9, 0.0, 0.1]])).round(3).tolist()
+    [[0.612, 0.288, 0.1]]
+    """
+    low = p[:, :2].sum(axis=1, keepdims=True) * [UNSEEN_EMPTY, 1.0 - UNSEEN_EMPTY]
+    return np.column_stack([low, p[:, 2:]])
 
 
 def heights_adding_up(p: np.ndarray, total: int) -> tuple[np.ndarray, float] | None:

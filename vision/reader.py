@@ -349,9 +349,10 @@ class StackReader:
         # A game that never adds or removes a disc says how many the heights add up to, when
         # every point is in view and no hand hides one.
         total = 2 * self.discs if self.discs and hidden is None and (model.in_view >= MIN_IN_VIEW).all() else None
+        every = np.arange(len(names))
         heights, probs, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total,
-                                                      patch_heights)
-        prob = probs[np.arange(len(names)), heights]
+                                                      patch_heights, lambda vis: out_of_sight(model, every, vis))
+        prob = probs[every, heights]
         asked = ~np.isnan(patch_heights.table[:, 0])
         doubt = np.ones(len(names))
         seen = patch_heights.table[asked]
@@ -372,7 +373,7 @@ class StackReader:
         where, reliability = self.where, self.reliability
         tops, sides = readings[0]
         seen = np.isfinite(tops)
-        top_layer_at = (np.arange(len(names)), np.maximum(heights - 1, 0))  # each point's top layer
+        top_layer_at = (every, np.maximum(heights - 1, 0))  # each point's top layer
         # Sides are read with flat levels: a side's light depends on which way it faces the
         # lamp more than on where it stands (on the benchmark's 1000 scenes sloping levels
         # read 46 lower layers wrong, flat ones 39).
@@ -456,7 +457,7 @@ class StackReader:
         sure: dict[str, float] = {}
         presence: dict[str, float] = {}
         # Out of sight, and no disc of it seen nor told by the discs the game holds.
-        unseen = out_of_sight(model, np.arange(len(names)), masks) & np.array([not s.strip("?") for s in stacks])
+        unseen = out_of_sight(model, every, masks) & np.array([not s.strip("?") for s in stacks])
         for i, name in enumerate(names):
             ps, s = model.points[i], model.starts[i]
             in_view = model.in_view[i]
