@@ -325,6 +325,13 @@ def test_stacks_seen_steeply_are_surely_there_though_their_heights_are_unsure():
     assert surely_wrong == []
 
 
+def wholly_hidden(model: StackModel, points: dict[str, str]) -> np.ndarray:
+    """Which of ``model``'s points the true stacks ``points`` in front hide wholly (:func:`out_of_sight`)."""
+    every = np.arange(len(model.names))
+    heights = np.array([len(points.get(n, "")) for n in model.names])
+    return out_of_sight(model, every, model.visible(every, heights))
+
+
 def test_points_wholly_hidden_behind_tall_stacks_are_said_not_seen():
     """A camera low over the board (33 degrees; the benchmark's attangle-square-8-0009) sees
     nothing of e1 and e2 behind the 5-stacks on f1 and f2: they are read as not seen (empty, as
@@ -333,9 +340,8 @@ def test_points_wholly_hidden_behind_tall_stacks_are_said_not_seen():
     image, truth = sample("benchmark/attangle-square-8-0009")
     reader = StackReader("attangle-square", pose_from_truth(truth))
     obs = reader.read(image).observation
-    model, every = reader.model, np.arange(len(reader.model.names))
-    heights = np.array([len(truth["points"][n]) for n in model.names])
-    hidden = out_of_sight(model, every, model.visible(every, heights))
+    model = reader.model
+    hidden = wholly_hidden(model, truth["points"])
     for behind, front in (("e1", "f1"), ("e2", "f2")):
         assert hidden[model.names.index(behind)] and not hidden[model.names.index(front)]
         assert obs.points[behind] == truth["points"][behind] == ""
@@ -672,9 +678,7 @@ def test_a_disc_the_count_lacks_goes_behind_a_stack_not_on_a_point_in_view():
     so the missing disc is c6's, not seen, and a1 reads empty and sure."""
     scene, image = benchmark_scene("accasta", 97, seed=6001)
     reader = StackReader("accasta", scene.pose)
-    heights = np.array([len(scene.points.get(n, "")) for n in reader.model.names])
-    every = np.arange(len(heights))
-    hidden = out_of_sight(reader.model, every, reader.model.visible(every, heights))
+    hidden = wholly_hidden(reader.model, scene.points)
     assert hidden[reader.model.names.index("c6")] and scene.points["c6"] == "w" and scene.points["a1"] == ""
     obs = reader.read(image).observation
     assert obs.points["a1"] == "" and obs.conf("a1") >= LOW_CONFIDENCE
