@@ -6,7 +6,9 @@ For every height a point could have, :func:`height_features` gathers one row of 
 colours of its bands and top face, and what the best offset for that height predicts
 (:func:`vision.placement.offset_evidence`).  :class:`HeightModel` scores the rows, a
 softmax over the heights gives their probabilities, and those of heights the game never
-builds go to its nearest ones (:attr:`vision.shapes.StackShapes.fold`).
+builds go to its nearest ones (:attr:`vision.shapes.StackShapes.fold`).  Where a layer's side
+is a sliver a few pixels tall, the shared model's heights lean towards taller stacks
+(:func:`sliver_lean`).
 
 The games share one model, except where a game's own reads its heights clearly better:
 Accasta, the only game with stacks up to 6, whose held-out heights the shared model reads
@@ -400,7 +402,7 @@ SLIVER_PX = 6.0
 above one disc is taken as up to :data:`SLIVER_NATS` likelier than the weighed probabilities
 say, in proportion to how thin it is (:func:`sliver_lean`).  There a lower disc's side shows as
 a sliver that the evidence and the patch net take for a stack's shadow more often than the
-other way round: of the heights held-out stills from 60-75 degrees read wrong by a disc, five
+other way round: of the heights held-out stills from 60-70 degrees read wrong by a disc, five
 in six were read too low (Abande, our renderer, seed 6702: 38 of 43).  Fitted on 420 stills
 from 60-70 degrees (seven games, seed 6620; neither the height model nor the net had seen
 them): the likeliest heights 143 wrong, 130 at 0.5 nats, 129 at 1 and 189 at 2; most of it in
