@@ -236,7 +236,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     todo = every
     lines = line_contrast(model, frame)
     built = np.ones(width, bool) if fold is None else fold.sum(axis=0) > 0
-    needed = PATCH_NEEDED_NATS + PATCH_NEEDED_SLIVER_NATS * np.clip(1.0 - model.side_px / SLIVER_PX, 0.0, 1.0)
+    needed = PATCH_NEEDED_NATS + PATCH_NEEDED_SLIVER_NATS * sliver(model.side_px)
     settled = total is None
     while True:
         while len(todo):
@@ -424,6 +424,16 @@ degrees (``benchmarks/turns.py --elevation 60-70``, seeds 6202 and 6203: 22 of 6
 unrecorded against 13)."""
 
 
+def sliver(side_px: np.ndarray) -> np.ndarray:
+    """How much of a sliver layers' sides ``side_px`` tall are: 1 at no height, 0 from
+    :data:`SLIVER_PX` up.
+
+    >>> sliver(np.array([0.0, 3.0, 6.0, 9.0])).tolist()
+    [1.0, 0.5, 0.0, 0.0]
+    """
+    return np.clip(1.0 - side_px / SLIVER_PX, 0.0, 1.0)
+
+
 def sliver_lean(p: np.ndarray, side_px: np.ndarray, built: np.ndarray, nats: float = SLIVER_NATS) -> np.ndarray:
     """The probabilities ``p`` (points x heights 0..H) of points whose layers' sides look
     ``side_px`` tall, leaned towards the taller of the heights the game builds (``built``, bool
@@ -433,8 +443,7 @@ def sliver_lean(p: np.ndarray, side_px: np.ndarray, built: np.ndarray, nats: flo
     [[0.0, 0.539, 0.461], [0.0, 0.6, 0.4]]
     """
     steps = np.maximum(np.cumsum(built) - 1 - built[0], 0)  # the buildable heights above one disc, up to each
-    thin = np.clip(1.0 - side_px / SLIVER_PX, 0.0, 1.0)
-    q = p * np.exp(nats * thin[:, None] * steps[None, :])
+    q = p * np.exp(nats * sliver(side_px)[:, None] * steps[None, :])
     return q / q.sum(axis=1, keepdims=True)
 
 
