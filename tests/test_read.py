@@ -788,7 +788,8 @@ def test_a_lower_discs_sliver_seen_steeply_counts_towards_a_taller_stack():
     (tools/povray_scenes.py --foreign-print, seed 970), three 3-stacks whose lower discs show
     as slivers a few pixels tall.  Read as the pixels weigh them, all three were single discs;
     leaned towards taller stacks where sides are slivers (:data:`vision.heights.SLIVER_NATS`),
-    b3 and e5 are read right, d1 stays a single disc, unsure."""
+    b3 and e5 are read right, d1 stays a single disc, unsure.  The steep patch net
+    (:data:`vision.stack_net.STEEP_RISE`) reads b3 and e5 right without the lean too."""
     path = POVRAY / "foreign" / "attangle-square-seen-steeply.json"
     truth, obs = read_picture(path)
     assert (truth["points"]["b3"], truth["points"]["e5"], truth["points"]["d1"]) == ("wbb", "bww", "wbb")
@@ -796,7 +797,10 @@ def test_a_lower_discs_sliver_seen_steeply_counts_towards_a_taller_stack():
     assert wrong == {"d1"} and obs.conf("d1") < LOW_CONFIDENCE
     reader = StackReader(truth["game"], pose_from_truth(truth))
     reader.heights.sliver_nats = 0.0
-    unleaned = reader.read(cv2.imread(str(path.with_suffix(".jpg")))).observation
+    image = cv2.imread(str(path.with_suffix(".jpg")))
+    assert {p for p, s in truth["points"].items() if reader.read(image).observation.points.get(p) != s} == {"d1"}
+    reader.heights.steep_net = False
+    unleaned = reader.read(image).observation
     assert (unleaned.points["b3"], unleaned.points["e5"]) == ("b", "w")
 
 

@@ -12,7 +12,8 @@ import onnxruntime
 import pytest
 
 import rules
-from vision.stack_net import (BASE_ROW, FITTED_NET_FILE, HEIGHTS, PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, PatchHeights,
+from vision.stack_net import (BASE_ROW, FITTED_NET_FILE, FITTED_STEEP_NET_FILE, HEIGHTS, LAYER_NET_FILE, PATCH_SIZE,
+                              RADIUS_PX, STACK_NET_FILE, STEEP_LAYER_NET_FILE, STEEP_NET_FILE, STEEP_RISE, PatchHeights,
                               cut_patches, layer_log_odds, log_softmax, net_input, net_log_probabilities,
                               patch_frames)
 from vision.stacks import StackModel
@@ -72,7 +73,7 @@ def test_the_net_alone_reads_the_colours_of_the_layers_under_a_stacks_top():
         tall = np.array([len(s) > 1 for s in stacks])
         maps, rise = patch_frames(model)
         image = cv2.imread(str(path.with_suffix(".jpg")))
-        white = layer_log_odds(net_log_probabilities(image, maps[tall], rise[tall], model.max_height)[2]) > 0
+        white = layer_log_odds(net_log_probabilities(image, maps[tall], rise[tall], model.max_height)[2], rise[tall]) > 0
         for stack, said in zip((s for s in stacks if len(s) > 1), white):
             right += sum(said[k] == (c == "w") for k, c in enumerate(stack[:-1]))
             total += len(stack) - 1
@@ -88,7 +89,7 @@ def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
     maps, rise = patch_frames(model)
     image = cv2.imread(str(path.with_suffix(".jpg")))
     whole, tops, features = net_log_probabilities(image, maps, rise, model.max_height)
-    layers = layer_log_odds(features)
+    layers = layer_log_odds(features, rise)
     lazy = PatchHeights(image, maps, rise, model.max_height)
     np.testing.assert_allclose(lazy.of(np.array([3, 0])), whole[[3, 0]], atol=1e-5)
     np.testing.assert_allclose(lazy.of(np.array([0, 5, 7])), whole[[0, 5, 7]], atol=1e-5)
@@ -101,26 +102,57 @@ def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
     assert lazy.of(np.array([], int)).shape == (0, model.max_height + 1)
 
 
-def test_the_net_the_reader_runs_is_the_fitted_nets_8_bit_copy():
-    """The 8-bit net (tools/quantize_stack_net.py) gives the fitted net's most likely height on
-    nearly every point of the ray-traced samples, with nearly its probabilities, and its
-    colour of every layer it is sure of, on the CPU the tests run on: a net refitted but not
-    copied again, copied from another, or copied with weights that overflow where the CPU has
-    no 8-bit dot products (AVX2 without VNNI) fails this."""
+@pytest.mark.parametrize("fitted_file, copy_file, layer_file, steep", [
+    (FITTED_NET_FILE, STACK_NET_FILE, LAYER_NET_FILE, False),
+    (FITTED_STEEP_NET_FILE, STEEP_NET_FILE, STEEP_LAYER_NET_FILE, True)], ids=["every view", "steep"])
+def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, copy_file, layer_file, steep):
+    """Each 8-bit net (tools/quantize_stack_net.py) gives its fitted net's most likely height
+    on nearly every point of the ray-traced samples it reads (the steep one: those seen
+    steeply), with nearly its probabilities, and its colour of every layer it is sure of, on
+    the CPU the tests run on: a net refitted but not copied again, copied from another, or
+    copied with weights that overflow where the CPU has no 8-bit dot products (AVX2 without
+    VNNI) fails this."""
     inputs = []
     for path in POVRAY:
         model = _model(json.loads(path.read_text()))
         maps, rise = patch_frames(model)
         inputs.append(net_input(cut_patches(cv2.imread(str(path.with_suffix(".jpg"))), maps), rise))
     x = np.concatenate(inputs)
-    fitted = onnxruntime.InferenceSession(str(FITTED_NET_FILE), providers=["CPUExecutionProvider"]).run(
-        None, {"patches": x})[0].astype(np.float64)
-    scores, features = onnxruntime.InferenceSession(str(STACK_NET_FILE), providers=["CPUExecutionProvider"]).run(
-        None, {"patches": x})
+    if steep:
+        x = x[x[:, 3, 0, 0] < STEEP_RISE]
+
+    def run(path: Path, **feed: np.ndarray) -> list[np.ndarray]:
+        return onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feed)
+
+    fitted = run(fitted_file, patches=x)[0].astype(np.float64)
+    scores, features = run(copy_file, patches=x)
     heights, copied = (log_softmax(s[:, :HEIGHTS].astype(np.float64)) for s in (fitted, scores))
     # On an AVX2 machine: 1.0 and 0.00055; the copy with 8-bit weights there: 0.9946 and 0.0056.
-    assert (heights.argmax(axis=1) == copied.argmax(axis=1)).mean() > 0.995
+    assert len(x) > 200 and (heights.argmax(axis=1) == copied.argmax(axis=1)).mean() > 0.995
     assert np.abs(np.exp(heights) - np.exp(copied)).max(axis=1).mean() < 0.002
-    white, said = -fitted[:, HEIGHTS + 3:], layer_log_odds(features)
+    white, said = -fitted[:, HEIGHTS + 3:], -run(layer_file, features=features)[0]
     sure = np.abs(white) > 2.0
-    assert sure.sum() > 1000 and ((white > 0) == (said > 0))[sure].mean() > 0.999
+    assert sure.sum() > 2 * len(x) and ((white > 0) == (said > 0))[sure].mean() > 0.999
+
+
+def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
+    """Where the camera looks down steeply (STEEP_RISE) the reader weighs in the steep net,
+    which with the net fitted on every view reads the heights of the committed samples' points
+    seen so (1,095 of them; POV-Ray's and our renderer's, none fitted on) more often right than
+    that net alone: 22 wrong against 26 when written."""
+    paths = [*POVRAY, *sorted((ROOT / "samples" / "povray" / "foreign").glob("*.json")),
+             *sorted((ROOT / "samples" / "reading" / "benchmark").glob("*.json"))]
+    wrong = {"steep": 0, "every view": 0}
+    for path in paths:
+        truth = json.loads(path.read_text())
+        model = _model(truth)
+        maps, rise = patch_frames(model)
+        steep = rise < STEEP_RISE
+        if not steep.any():
+            continue
+        image = cv2.imread(str(path.with_suffix(".jpg")))
+        heights = np.array([len(truth["points"].get(n, "")) for n in model.names])[steep]
+        for net, limit in (("steep", STEEP_RISE), ("every view", 0.0)):
+            read = net_log_probabilities(image, maps[steep], rise[steep], model.max_height, limit)[0].argmax(axis=1)
+            wrong[net] += int((read != heights).sum())
+    assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 25, wrong

@@ -3,6 +3,8 @@
     pip install -e '.[fit]'     # PyTorch and onnx: only this tool needs them
     python3 tools/fit_stack_net.py vision/stack_net.onnx DIR [DIR ...] [--epochs 7]
     python3 tools/fit_stack_net.py new.onnx DIR [DIR ...] --start vision/stack_net.onnx --epochs 3 --rate 1e-3
+    python3 tools/fit_stack_net.py vision/stack_net_steep.onnx DIR [DIR ...] --start vision/stack_net.onnx \
+        --epochs 8 --rate 1e-3 --rise-below 0.27     # the steep net: points seen steeply only
 
 Every point of every still (folders written by ``tacticblue scenes render`` or
 ``tools/povray_scenes.py``; a folder named twice counts twice) gives one patch
@@ -48,7 +50,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
-from height_data import films, patches_of  # noqa: E402
+from height_data import films, net_patches  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
 from vision.stack_net import HEIGHTS, LAYERS, PATCH_SIZE, net_input  # noqa: E402
 from vision.synth.photo import jpeg  # noqa: E402
@@ -175,7 +177,7 @@ def fitted_net(path: Path) -> StackNet:
 
 def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0, start: StackNet | None = None,
         rate: float = 3e-3, layers_only: bool = False) -> StackNet:
-    """The net fitted on ``data`` (:func:`patches_of`), from ``start`` if given, its learning
+    """The net fitted on ``data`` (:func:`height_data.net_patches`), from ``start`` if given, its learning
     rate rising to ``rate`` and falling again (one cycle); with ``layers_only``, only the
     layers' colours are fitted, on the stacks of two or more, and the heights and top colours
     stay as ``start`` reads them."""
@@ -224,6 +226,9 @@ def main() -> None:
     parser.add_argument("--layers-only", action="store_true",
                         help="with --start: fit only the layers' colours, leaving its heights and top colours as they are")
     parser.add_argument("--rate", type=float, default=3e-3, help="the highest learning rate (default 3e-3)")
+    parser.add_argument("--rise-below", type=float, metavar="R",
+                        help="fit only on the points whose layers rise less than R (the steep net: "
+                             "vision.stack_net.STEEP_RISE and a little more)")
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
     parser.add_argument("--backlit", type=int, metavar="N",
@@ -250,8 +255,7 @@ def main() -> None:
         return
     if not args.dirs:
         parser.error("give folders of stills to fit on")
-    parts = [patches_of(args.dirs, pose_error) for pose_error in (False, True)]
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    data = net_patches(args.dirs, args.rise_below)
     print(f"{len(data['height'])} patches; heights {np.bincount(data['height']).tolist()}", flush=True)
     torch.set_num_threads(2)
     if args.layers_only and not args.start:

@@ -99,6 +99,18 @@ def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
     return {k: np.concatenate(v) for k, v in data.items()}
 
 
+def net_patches(dirs: list[str], rise_below: float | None = None) -> dict[str, np.ndarray]:
+    """:func:`patches_of` the stills of ``dirs`` with their true poses and a little off, as
+    the patch net is fitted and its 8-bit copy measured; with ``rise_below``, only the points
+    whose layers rise less than that (:func:`vision.stack_net.patch_frames`), as for the steep net."""
+    parts = [patches_of(dirs, pose_error) for pose_error in (False, True)]
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    if rise_below is None:
+        return data
+    keep = np.flatnonzero(data["rise"] < rise_below)
+    return {k: v[keep] for k, v in data.items()}
+
+
 def _as_video(images: list[np.ndarray], encoder: str = "h264", crf: int = 30) -> list[np.ndarray]:
     """The frames after a video encoder's compression: H.264 at ``crf``, as a phone or webcam
     records (JPEG at quality 40 without ffmpeg), or ``"mp4v"``, MPEG-4 part 2 as OpenCV writes

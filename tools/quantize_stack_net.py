@@ -3,6 +3,8 @@
     pip install -e '.[fit]'     # onnx, which ONNX Runtime's quantizer needs
     python3 tools/quantize_stack_net.py vision/stack_net.onnx vision/stack_net_int8.onnx \
         vision/stack_net_layers_int8.onnx DIR [DIR ...]
+    python3 tools/quantize_stack_net.py vision/stack_net_steep.onnx vision/stack_net_steep_int8.onnx \
+        vision/stack_net_steep_layers_int8.onnx --rise-below 0.27 DIR [DIR ...]     # the steep net
 
 The fitted net (``tools/fit_stack_net.py``) computes in 32-bit floats; its copy with 8-bit
 activations and 7-bit weights (ONNX Runtime's static quantization, weights per output
@@ -37,7 +39,7 @@ from onnxruntime.quantization.shape_inference import quant_pre_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from height_data import patches_of  # noqa: E402
+from height_data import net_patches  # noqa: E402
 from vision.stack_net import net_input  # noqa: E402
 
 BATCH = 64
@@ -126,9 +128,11 @@ def main() -> None:
     parser.add_argument("layers_out", type=Path,
                         help="the 8-bit layers net to write (vision/stack_net_layers_int8.onnx)")
     parser.add_argument("dirs", nargs="+", help="folders of rendered stills to measure the activations on")
+    parser.add_argument("--rise-below", type=float, metavar="R",
+                        help="measure them only on the points whose layers rise less than R (the steep net)")
     args = parser.parse_args()
-    parts = [patches_of(args.dirs, pose_error) for pose_error in (False, True)]
-    inputs = np.concatenate([net_input(p["patches"], p["rise"]) for p in parts])
+    data = net_patches(args.dirs, args.rise_below)
+    inputs = net_input(data["patches"], data["rise"])
     print(f"{len(inputs)} patches", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"

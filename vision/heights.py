@@ -113,7 +113,8 @@ class HeightModel:
     ``tools/fit_stack_weights.py`` on rendered scenes of the games it reads (see
     ``HEIGHT_MODEL_FILE``'s ``fitted_on``)."""
 
-    def __init__(self, params: dict, thin_patch_weight: float | None = None, sliver_nats: float | None = None) -> None:
+    def __init__(self, params: dict, thin_patch_weight: float | None = None, sliver_nats: float | None = None,
+                 steep_net: bool = True) -> None:
         if tuple(params["features"]) != FEATURES:
             raise ValueError("the height model was fitted on other features; refit it with tools/fit_stack_weights.py")
         self.mean = np.array(params["mean"])
@@ -129,6 +130,9 @@ class HeightModel:
         self.sliver_nats = SLIVER_NATS if sliver_nats is None else sliver_nats
         """How far the heights are leaned towards taller stacks where a layer's side is a
         sliver (:func:`sliver_lean`; default :data:`SLIVER_NATS`)."""
+        self.steep_net = steep_net
+        """Whether points seen steeply are read with the steep patch net too
+        (:data:`vision.stack_net.STEEP_RISE`)."""
 
     def scores(self, rows: np.ndarray) -> np.ndarray:
         """The score of every row (height) of :func:`height_features`; higher is likelier."""
@@ -164,8 +168,8 @@ def _fitted(path: Path = HEIGHT_MODEL_FILE) -> dict:
 def game_model(fitted: dict, game: str) -> HeightModel:
     """``game``'s model among fitted height models (``{"shared": params, "games": {game:
     params}}``, as in ``HEIGHT_MODEL_FILE``): its own, or the shared one."""
-    own = fitted["games"].get(game)  # beside Accasta's own, the net's word lost on thin sides too
-    return HeightModel(fitted["shared"]) if own is None else HeightModel(own, PATCH_WEIGHT, 0.0)
+    own = fitted["games"].get(game)  # beside Accasta's own, the nets' word lost on thin sides (and the steep net's)
+    return HeightModel(fitted["shared"]) if own is None else HeightModel(own, PATCH_WEIGHT, 0.0, steep_net=False)
 
 
 def height_model(game: str) -> HeightModel:

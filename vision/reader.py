@@ -29,7 +29,7 @@ from vision.heights import height_model, read_heights
 from vision.percentiles import nan_percentile
 from vision.placement import StackColours, disc_offsets, stack_colours
 from vision.shapes import StackShapes
-from vision.stack_net import PatchHeights, patch_frames
+from vision.stack_net import STEEP_RISE, PatchHeights, patch_frames
 from vision.stacks import (HIDDEN_LAYER, TUNED_PX_PER_MM, FrameSamples, StackModel, outline_evidence,
                            outline_strength)
 
@@ -324,7 +324,8 @@ class StackReader:
             return Reading(self.game, unread, False,
                            "the frame is too blurred to read (the camera moving, or out of focus)")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
-        patch_heights = PatchHeights(image, self.patch_maps, self.patch_rise, model.max_height)
+        patch_heights = PatchHeights(image, self.patch_maps, self.patch_rise, model.max_height,
+                                     STEEP_RISE if self.heights.steep_net else 0.0)
         hand = self.hands.mask(image)
         first = None
         if hand.any():
