@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -23,9 +24,22 @@ ROOT = Path(__file__).resolve().parents[1]
 POVRAY = sorted((ROOT / "samples" / "povray").glob("*.json"))
 
 
-def _model(truth: dict) -> StackModel:
+class Sample(NamedTuple):
+    """A committed picture with its truth: every point's stack (in ``model.names``' order), the
+    model of its board, the points' patch maps and rise (:func:`patch_frames`), the BGR image."""
+    stacks: list[str]
+    model: StackModel
+    maps: np.ndarray
+    rise: np.ndarray
+    image: np.ndarray
+
+
+def _sample(path: Path) -> Sample:
+    truth = json.loads(path.read_text())
     game = rules.GAMES[truth["game"]]
-    return StackModel(pose_from_truth(truth), game.geometry, game.max_height)
+    model = StackModel(pose_from_truth(truth), game.geometry, game.max_height)
+    return Sample([truth["points"].get(n, "") for n in model.names], model, *patch_frames(model),
+                  cv2.imread(str(path.with_suffix(".jpg"))))
 
 
 @pytest.mark.parametrize("path", POVRAY[:2] + POVRAY[-1:], ids=lambda p: p.stem)
@@ -33,8 +47,7 @@ def test_a_patch_stands_the_stack_upright_at_one_disc_size(path):
     """A point's centre lands on (width / 2, BASE_ROW); a stack's axis goes straight up the
     patch, a layer ``rise`` disc radii a step; a disc's width across the line of sight is
     2 RADIUS_PX, whatever the camera."""
-    model = _model(json.loads(path.read_text()))
-    maps, rise = patch_frames(model)
+    _, model, maps, rise, _ = _sample(path)
     for i, (x, y) in enumerate(model.centres_mm):
         def patch(*point_mm: float) -> np.ndarray:
             return maps[i] @ [*model.pose.project(np.array([point_mm]))[0], 1.0]
@@ -51,12 +64,9 @@ def test_the_net_alone_reads_another_renderers_heights():
     with no model of the board or of what hides what, reads nearly every height."""
     right = total = 0
     for path in POVRAY:
-        truth = json.loads(path.read_text())
-        model = _model(truth)
-        maps, rise = patch_frames(model)
-        image = cv2.imread(str(path.with_suffix(".jpg")))
+        stacks, model, maps, rise, image = _sample(path)
         read = net_log_probabilities(image, maps, rise, model.max_height)[0].argmax(axis=1)
-        right += int((read == [len(truth["points"].get(n, "")) for n in model.names]).sum())
+        right += int((read == [len(s) for s in stacks]).sum())
         total += len(model.names)
     assert right / total > 0.97, f"{right} of {total}"
 
@@ -67,12 +77,8 @@ def test_the_net_alone_reads_the_colours_of_the_layers_under_a_stacks_top():
     the reader weighs that in where a side's levels are unsure (vision.reader.NET_LAYER_VOTE)."""
     right = total = 0
     for path in POVRAY:
-        truth = json.loads(path.read_text())
-        model = _model(truth)
-        stacks = [truth["points"].get(n, "") for n in model.names]
+        stacks, model, maps, rise, image = _sample(path)
         tall = np.array([len(s) > 1 for s in stacks])
-        maps, rise = patch_frames(model)
-        image = cv2.imread(str(path.with_suffix(".jpg")))
         white = layer_log_odds(net_log_probabilities(image, maps[tall], rise[tall], model.max_height)[2], rise[tall]) > 0
         for stack, said in zip((s for s in stacks if len(s) > 1), white):
             right += sum(said[k] == (c == "w") for k, c in enumerate(stack[:-1]))
@@ -84,10 +90,7 @@ def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
     """PatchHeights answers a point (its heights, its top's colour and its layers') as the
     net does over the whole board, whatever it was asked with, and leaves the points never
     asked about unread (NaN), and the layers of those not asked about layers."""
-    path = POVRAY[0]
-    model = _model(json.loads(path.read_text()))
-    maps, rise = patch_frames(model)
-    image = cv2.imread(str(path.with_suffix(".jpg")))
+    _, model, maps, rise, image = _sample(POVRAY[0])
     whole, tops, features = net_log_probabilities(image, maps, rise, model.max_height)
     layers = layer_log_odds(features, rise)
     lazy = PatchHeights(image, maps, rise, model.max_height)
@@ -114,9 +117,8 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
     VNNI) fails this."""
     inputs = []
     for path in POVRAY:
-        model = _model(json.loads(path.read_text()))
-        maps, rise = patch_frames(model)
-        inputs.append(net_input(cut_patches(cv2.imread(str(path.with_suffix(".jpg"))), maps), rise))
+        _, _, maps, rise, image = _sample(path)
+        inputs.append(net_input(cut_patches(image, maps), rise))
     x = np.concatenate(inputs)
     if steep:
         x = x[x[:, 3, 0, 0] < STEEP_RISE]
@@ -144,14 +146,11 @@ def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
              *sorted((ROOT / "samples" / "reading" / "benchmark").glob("*.json"))]
     wrong = {"steep": 0, "every view": 0}
     for path in paths:
-        truth = json.loads(path.read_text())
-        model = _model(truth)
-        maps, rise = patch_frames(model)
+        stacks, model, maps, rise, image = _sample(path)
         steep = rise < STEEP_RISE
         if not steep.any():
             continue
-        image = cv2.imread(str(path.with_suffix(".jpg")))
-        heights = np.array([len(truth["points"].get(n, "")) for n in model.names])[steep]
+        heights = np.array([len(s) for s in stacks])[steep]
         for net, limit in (("steep", STEEP_RISE), ("every view", 0.0)):
             read = net_log_probabilities(image, maps[steep], rise[steep], model.max_height, limit)[0].argmax(axis=1)
             wrong[net] += int((read != heights).sum())
