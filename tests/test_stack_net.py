@@ -141,7 +141,7 @@ def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
     """Where the camera looks down steeply (STEEP_RISE) the reader weighs in the steep net,
     which with the net fitted on every view reads the heights of the committed samples' points
     seen so (1,095 of them; POV-Ray's and our renderer's, none fitted on) more often right than
-    that net alone: 22 wrong against 26 when written."""
+    that net alone: 19 wrong against 26 (22 with the steep net before)."""
     paths = [*POVRAY, *sorted((ROOT / "samples" / "povray" / "foreign").glob("*.json")),
              *sorted((ROOT / "samples" / "reading" / "benchmark").glob("*.json"))]
     wrong = {"steep": 0, "every view": 0}
@@ -154,4 +154,4 @@ def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
         for net, limit in (("steep", STEEP_RISE), ("every view", 0.0)):
             read = net_log_probabilities(image, maps[steep], rise[steep], model.max_height, limit)[0].argmax(axis=1)
             wrong[net] += int((read != heights).sum())
-    assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 25, wrong
+    assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 22, wrong

@@ -168,8 +168,8 @@ def _fitted(path: Path = HEIGHT_MODEL_FILE) -> dict:
 def game_model(fitted: dict, game: str) -> HeightModel:
     """``game``'s model among fitted height models (``{"shared": params, "games": {game:
     params}}``, as in ``HEIGHT_MODEL_FILE``): its own, or the shared one."""
-    own = fitted["games"].get(game)  # beside Accasta's own, the nets' word lost on thin sides (and the steep net's)
-    return HeightModel(fitted["shared"]) if own is None else HeightModel(own, PATCH_WEIGHT, 0.0, steep_net=False)
+    own = fitted["games"].get(game)  # beside Accasta's own, the nets' word lost on thin sides
+    return HeightModel(fitted["shared"]) if own is None else HeightModel(own, PATCH_WEIGHT, 0.0)
 
 
 def height_model(game: str) -> HeightModel:
