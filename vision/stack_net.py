@@ -129,10 +129,10 @@ which this net reads right and the two together so at 0.31-0.40 (unsure) in 10. 
 (1,086 pictures from 60-75 degrees and every elevation; our renderer, Mitsuba and POV-Ray)
 wrong, where it read 372 with this net alone: Accasta's 146 instead of 189 (of POV-Ray's
 pictures 10 instead of 14), the other games' 169 instead of 183 (the steep net before, which
-Accasta did not use, left them 161), and no wrong reading is surer than it was.  Accasta's
-2-stack ``ww`` of the committed accasta-5612-0025 (b3, seen from 66 degrees), which this net
-alone leaves unsure, is read as one disc at 0.62: both nets take its pale grey sides for one
-disc's.
+Accasta did not use, left them 161); those surer than 0.6 are the same five as with that net
+(one of them 0.71 -> 0.72).  Accasta's 2-stack ``ww`` of the committed accasta-5612-0025 (b3,
+seen from 66 degrees), which this net alone leaves unsure, is read as one disc at 0.62: both
+nets take its pale grey sides for one disc's.
 """
 
 from __future__ import annotations
