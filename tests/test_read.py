@@ -187,9 +187,8 @@ def test_a_two_stack_seen_steeply_is_read_right_or_unsure(game, seed, index, poi
     (:data:`vision.reader.NET_DOUBT`); taken as a share of that of its likeliest height, it
     left the last two sure (0.78 and 0.72).  Surely wrong, such a reading makes the turn that
     built the stack illegal.  The ``ww`` is read one disc at 0.62 since the steep patch net
-    reads Accasta's steep points too (both nets see one disc there), which read 189 -> 146
-    points of 390 held-out Accasta pictures wrong, and none of those more than before surer
-    than 0.6."""
+    reads Accasta's steep points too (both nets see one disc there); on 390 held-out Accasta
+    pictures that read 146 points wrong instead of 189, with no more of them surer than 0.6."""
     scene, image = benchmark_scene(game, index, seed)
     obs = StackReader(game, scene.pose).read(image).observation
     assert len(scene.points[point]) == 2
