@@ -433,8 +433,9 @@ class GameState:
         """Turns the last board may have shown without being sure, each a sequence of turns from
         the record (after the :attr:`pending` turn, if any): the one legal turn that fits a change
         seen only on uncertain readings (no turn on its own: a shadow may look like a piece), or
-        the candidates of an ambiguous board; and where the board before was unsure too, its
-        tentative turns followed by a reply that fits (up to :data:`TENTATIVE_TURNS`).  If the
+        the candidates of an ambiguous board (a turn and a reply, where the board before was
+        ambiguous too); and where the board before was unsure too, its tentative turns followed
+        by a reply that fits (up to :data:`TENTATIVE_TURNS` in a line, as for candidates).  If the
         next board fits no single turn, each of them followed by a turn is tried, so unsure or
         ambiguous readings of real turns do not make every later board illegal."""
         self.low_confidence = low_confidence
@@ -536,7 +537,7 @@ class GameState:
         if result.kind == "unchanged" and not done:
             self.tentative = _tentative(self, observation)
         elif result.kind == "ambiguous" and self.pending is None:
-            self.tentative = [c.turns for c in result.candidates if len(c.turns) == 1]
+            self.tentative = [c.turns for c in result.candidates if len(c.turns) <= TENTATIVE_TURNS]
         else:
             self.tentative = []
         if result.kind == "turn":

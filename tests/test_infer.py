@@ -324,6 +324,26 @@ def test_an_ambiguous_board_is_settled_by_the_reply() -> None:
     assert state.board.ply == 2 and state.tentative == []
 
 
+def test_two_ambiguous_boards_in_a_row_are_settled_by_the_next_turn() -> None:
+    """White's move seen with its landing points hidden fits six turns, and so does it with
+    Black's reply seen in full: each of those six followed by the reply is kept tentative,
+    and White's next turn, seen in full, settles all three (benchmarks/turns.py: Accasta, seed
+    6202, session 3, turns 18-20 seen from 60-70 degrees, left to the players before)."""
+    state, camera = GameState(new_game("accasta")), new_game("accasta")
+    hide = ("b5", "c4", "c5")
+    for notation in ("b4:2-c5", "e4:+e3"):
+        camera.push_notation(notation)
+        result = state.update(Observation({k: v for k, v in camera.visible().items() if k not in hide}))
+        assert result.kind == "ambiguous" and state.board.ply == 0, result.message
+    assert {len(line) for line in state.tentative} == {2}
+    camera.push_notation("a1:2-b1")
+    result = state.update(Observation(camera.visible()))
+    assert result.kind == "turn", result.message
+    assert result.candidates[0].notations[:2] == ("b4:2-c5", "e4:+e3")
+    state.turn_done()
+    assert state.board.ply == 3 and state.board.key() == camera.key()
+
+
 def test_of_two_turns_an_unsure_board_left_open_the_next_board_takes_the_one_it_fits_exactly() -> None:
     """Black's c4:2-d5 was read unsure on both points it changed, so c4:2xc5 fitted as well.
     The board after White's reply shows c5 and d5 right, still unsure: c4:2-d5 then fits
