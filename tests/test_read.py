@@ -807,7 +807,7 @@ def test_a_lower_discs_sliver_seen_steeply_counts_towards_a_taller_stack():
     reader.heights.sliver_nats = 0.0
     image = cv2.imread(str(path.with_suffix(".jpg")))
     assert {p for p, s in truth["points"].items() if reader.read(image).observation.points.get(p) != s} == {"d1"}
-    reader.heights.steep_net = False
+    reader.steep_rise = 0.0
     unleaned = reader.read(image).observation
     assert (unleaned.points["b3"], unleaned.points["e5"]) == ("b", "w")
 

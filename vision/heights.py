@@ -113,8 +113,7 @@ class HeightModel:
     ``tools/fit_stack_weights.py`` on rendered scenes of the games it reads (see
     ``HEIGHT_MODEL_FILE``'s ``fitted_on``)."""
 
-    def __init__(self, params: dict, thin_patch_weight: float | None = None, sliver_nats: float | None = None
-                 ) -> None:
+    def __init__(self, params: dict, thin_patch_weight: float | None = None, sliver_nats: float | None = None) -> None:
         if tuple(params["features"]) != FEATURES:
             raise ValueError("the height model was fitted on other features; refit it with tools/fit_stack_weights.py")
         self.mean = np.array(params["mean"])
@@ -130,10 +129,6 @@ class HeightModel:
         self.sliver_nats = SLIVER_NATS if sliver_nats is None else sliver_nats
         """How far the heights are leaned towards taller stacks where a layer's side is a
         sliver (:func:`sliver_lean`; default :data:`SLIVER_NATS`)."""
-        self.steep_net = True
-        """Whether points seen steeply are read with the steep patch net too
-        (:data:`vision.stack_net.STEEP_RISE`): every game's are; without it the net of every view
-        reads them alone."""
 
     def scores(self, rows: np.ndarray) -> np.ndarray:
         """The score of every row (height) of :func:`height_features`; higher is likelier."""

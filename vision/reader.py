@@ -293,6 +293,9 @@ class StackReader:
         self.patch_maps, self.patch_rise = patch_frames(self.model)
         """Per point, where its picture is cut out for the patch net, and how far a layer rises
         there (:func:`vision.stack_net.patch_frames`)."""
+        self.steep_rise = STEEP_RISE
+        """Points whose layers rise less than this are read with the steep patch net too
+        (:class:`vision.stack_net.PatchHeights`; 0: with the net of every view alone)."""
 
     def view_note(self) -> str | None:
         """Advice for the players when the camera sees the sides of the game's stacks too thin
@@ -324,8 +327,7 @@ class StackReader:
             return Reading(self.game, unread, False,
                            "the frame is too blurred to read (the camera moving, or out of focus)")
         blur = min(1.0, (frame.sharpness - MIN_SHARPNESS) / (SURE_SHARPNESS - MIN_SHARPNESS))
-        patch_heights = PatchHeights(image, self.patch_maps, self.patch_rise, model.max_height,
-                                     STEEP_RISE if self.heights.steep_net else 0.0)
+        patch_heights = PatchHeights(image, self.patch_maps, self.patch_rise, model.max_height, self.steep_rise)
         hand = self.hands.mask(image)
         first = None
         if hand.any():

@@ -125,14 +125,15 @@ heights wrong, the steep net alone 459 and the two together 453.  A steep net fi
 the random stills alone, then for 3 epochs on the backlit and film ones, read 493 (together
 462); fitted on the random stills alone, it read a white disc whose side lies in shadow in the
 Abande film of ``tests/test_live.py`` as a white disc on a black one at 0.5-0.64 in 12 frames,
-which this net reads right and the two together so at 0.31-0.40 (unsure) in 10.  With the two nets the reader reads 315 points of 18 held-out sets
-(1,086 pictures from 60-75 degrees and every elevation; our renderer, Mitsuba and POV-Ray)
-wrong, where it read 372 with this net alone: Accasta's 146 instead of 189 (of POV-Ray's
-pictures 10 instead of 14), the other games' 169 instead of 183 (the steep net before, which
-Accasta did not use, left them 161); those surer than 0.6 are the same five as with that net
-(one of them 0.71 -> 0.72).  Accasta's 2-stack ``ww`` of the committed accasta-5612-0025 (b3,
-seen from 66 degrees), which this net alone leaves unsure, is read as one disc at 0.62: both
-nets take its pale grey sides for one disc's.
+which this net reads right and the two together so at 0.31-0.40 (unsure) in 10.  With the two
+nets the reader reads 315 points of 18 held-out sets (1,086 pictures from 60-75 degrees and
+every elevation; our renderer, Mitsuba and POV-Ray) wrong, where it read 372 with this net
+alone: Accasta's 146 instead of 189 (of POV-Ray's pictures 10 instead of 14), the other games'
+169 instead of 183 (the steep net before, which Accasta did not use, left them 161); those
+surer than 0.6 are the same five as with that net (one of them 0.71 -> 0.72).  Accasta's
+2-stack ``ww`` of the committed accasta-5612-0025 (b3, seen from 66 degrees), which this net
+alone leaves unsure, is read as one disc at 0.62: both nets take its pale grey sides for one
+disc's.
 """
 
 from __future__ import annotations
