@@ -354,7 +354,7 @@ class StackReader:
         total = 2 * self.discs if self.discs and hidden is None and (model.in_view >= MIN_IN_VIEW).all() else None
         every = np.arange(len(names))
         heights, probs, masks, offsets = read_heights(model, frame, self.heights, hidden, self.shapes.fold, total,
-                                                      patch_heights, lambda vis: out_of_sight(model, every, vis))
+                                                      patch_heights, lambda vis: seen_share(model, every, vis))
         prob = probs[every, heights]
         asked = ~np.isnan(patch_heights.table[:, 0])
         doubt = np.ones(len(names))
@@ -696,14 +696,22 @@ def shown_layers(model: StackModel, points: np.ndarray, heights: np.ndarray, mas
             & (model.side_px[points] >= FLAT_SIDE_PX)[:, None])
 
 
-def out_of_sight(model: StackModel, points: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Which of ``points`` nearer stacks hide wholly (:data:`OUT_OF_SIGHT`): the board there and
-    a single disc on it (``masks``: the points' samples' visibility, :meth:`StackModel.visible`,
-    which depends on the nearer stacks' heights only)."""
+def seen_share(model: StackModel, points: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """How much of each of ``points`` nearer stacks leave in view (0..1): the larger share of
+    the board there and of a single disc's top face on it, 1 where that disc's side shows, 0
+    where the share is under :data:`OUT_OF_SIGHT` (``masks``: the points' samples' visibility,
+    :meth:`StackModel.visible`, which depends on the nearer stacks' heights only)."""
     board = masks[:, model.cap_index[0]].mean(axis=1)
     top = masks[:, model.cap_index[1]].mean(axis=1)
     side = shown_layers(model, points, np.ones(len(points), int), masks)[:, 0]
-    return (board < OUT_OF_SIGHT) & (top < OUT_OF_SIGHT) & ~side
+    share = np.where(side, 1.0, np.maximum(board, top))
+    return np.where(share < OUT_OF_SIGHT, 0.0, share)
+
+
+def out_of_sight(model: StackModel, points: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Which of ``points`` nearer stacks hide wholly (:data:`OUT_OF_SIGHT`): the board there and
+    a single disc on it (``masks``: as :func:`seen_share`)."""
+    return seen_share(model, points, masks) == 0.0
 
 
 def draw_reading(image: np.ndarray, pose: BoardPose, geometry: Geometry, reading: Reading) -> np.ndarray:
