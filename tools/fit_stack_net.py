@@ -148,7 +148,7 @@ def film_stills(count: int, seed: int) -> Iterator[Sample]:
 def varied(patches: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``patches`` as other cameras, lights and disc colours could show them: gain, white
     balance and a little crosstalk between the channels, less colour, gamma, blur, noise,
-    all shifted by up to a pixel."""
+    all shifted by up to a pixel, half of them mirrored (a stack looks the same so)."""
     n = len(patches)
     x = patches.astype(np.float32) / 255
     mix = np.eye(3) + rng.uniform(-0.2, 0.2, (n, 3, 3))
@@ -159,6 +159,8 @@ def varied(patches: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     for k in np.flatnonzero(rng.random(n) < 0.5):
         x[k] = cv2.GaussianBlur(x[k], (0, 0), rng.uniform(0.3, 1.2))
     x += rng.normal(0, 1, x.shape) * rng.uniform(0, 6, (n, 1, 1, 1))
+    mirrored = rng.random(n) < 0.5
+    x[mirrored] = x[mirrored, :, ::-1]
     return np.roll(x, tuple(rng.integers(-1, 2, 2)), axis=(1, 2))
 
 

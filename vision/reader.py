@@ -294,7 +294,7 @@ class StackReader:
         """Per point, where its picture is cut out for the patch net, and how far a layer rises
         there (:func:`vision.stack_net.patch_frames`)."""
         self.steep_rise = STEEP_RISE
-        """Points whose layers rise less than this are read with the steep patch net too
+        """Points whose layers rise less than this are read with the steep patch net instead
         (:class:`vision.stack_net.PatchHeights`; 0: with the net of every view alone)."""
 
     def view_note(self) -> str | None:
