@@ -188,7 +188,7 @@ def test_a_two_stack_seen_steeply_is_read_right_or_unsure(game, seed, index, poi
     left the last two sure (0.78 and 0.72).  Surely wrong, such a reading makes the turn that
     built the stack illegal.  The ``ww`` is read one disc at 0.69 since the steep patch net
     reads Accasta's steep points (it sees one disc there); on 390 held-out Accasta pictures
-    that reads 139 points wrong instead of 189, with no more of them surer than 0.6."""
+    that reads 133 points wrong instead of 189, with no more of them surer than 0.6."""
     scene, image = benchmark_scene(game, index, seed)
     obs = StackReader(game, scene.pose).read(image).observation
     assert len(scene.points[point]) == 2
