@@ -468,9 +468,9 @@ def partly_seen_heights(p: np.ndarray, share: np.ndarray) -> np.ndarray:
     Where a stack in front leaves only the far part of a disc's top in view, the evidence of a
     white disc behind a white top can read the point surely empty, and the count then makes the
     disc it lacks up on a point in plain view read empty as surely (Accasta, benchmark seed
-    6001, scene 16: a4's disc, 43% of its top in view, went to d1).  Of 400 Accasta pictures
-    (seed 6001, seed 6010 from 30-45 degrees, 6 held-out sets of 390 more) that is the one
-    reading this changes.
+    6001, scene 16: a4's disc, 43% of its top in view, went to d1).  Of 590 Accasta pictures
+    (100 of seed 6001, 100 of seed 6010 from 30-45 degrees, 390 of 6 held-out sets) that is the
+    one reading this changes.
 
     >>> partly_seen_heights(np.array([[0.9, 0.1, 0.0]] * 3), np.array([0.0, 0.5, 1.0])).round(3).tolist()
     [[0.68, 0.32, 0.0], [0.814, 0.186, 0.0], [0.9, 0.1, 0.0]]

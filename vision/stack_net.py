@@ -137,9 +137,10 @@ with the mean of the two (before the layers' fit), and 372 with this net alone: 
 (146, 153, 189), the other games' 133 (169, 145, 183); those surer than 0.6 are the same
 five.  A steep net fitted on the random stills alone read a white disc whose side lies in
 shadow in the Abande film of ``tests/test_live.py`` as a white disc on a black one at
-0.5-0.64 in 12 frames: the backlit and film stills are in its fit for that.  Accasta's 2-stack ``ww`` of the committed
-accasta-5612-0025 (b3, seen from 66 degrees), which this net leaves unsure, is read as one
-disc at 0.69: the steep net takes its pale grey sides for one disc's.
+0.5-0.64 in 12 frames: the backlit and film stills are in its fit for that.  Accasta's
+2-stack ``ww`` of the committed accasta-5612-0025 (b3, seen from 66 degrees), which this net
+leaves unsure, is read as one disc at 0.69: the steep net takes its pale grey sides for one
+disc's.
 """
 
 from __future__ import annotations
@@ -292,8 +293,7 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
     Accasta and Attraktion 8x8 pictures, which the reader's colour levels of the whole frame
     read right."""
     if not len(maps):
-        features = _net(STACK_NET_FILE).get_outputs()[1].shape[1:]
-        return np.zeros((0, max_height + 1)), np.zeros((0, 2)), np.zeros((0, *features), np.uint8)
+        return np.zeros((0, max_height + 1)), np.zeros((0, 2)), _no_features(0)
     margin = max(abs(dx) for dx, _ in VIEWS)
     wide = cut_patches(image, maps, margin)
     views = [wide[:, :, margin + dx:margin + dx + PATCH_SIZE[0]][:, :, ::-1 if mirrored else 1]
@@ -322,6 +322,11 @@ def layer_log_odds(features: np.ndarray, rise: np.ndarray, steep_rise: float = S
     return out
 
 
+def _no_features(n: int) -> np.ndarray:
+    """Zeros shaped as the features of ``n`` patches that the layer branch reads (8-bit)."""
+    return np.zeros((n, *_net(STACK_NET_FILE).get_outputs()[1].shape[1:]), np.uint8)
+
+
 def _scores(patches: np.ndarray, rise: np.ndarray, steep_rise: float) -> tuple[np.ndarray, np.ndarray]:
     """The net's raw scores of the heights and top colours (points x (:data:`HEIGHTS` + 3)) of
     BGR ``patches``, and the features the layer branch reads; where ``rise`` is under
@@ -329,7 +334,7 @@ def _scores(patches: np.ndarray, rise: np.ndarray, steep_rise: float) -> tuple[n
     x = net_input(patches, rise)
     steep = np.asarray(rise) < steep_rise
     scores = np.zeros((len(x), HEIGHTS + 3))
-    features = np.zeros((len(x), *_net(STACK_NET_FILE).get_outputs()[1].shape[1:]), np.uint8)
+    features = _no_features(len(x))
     for path, chosen in ((STACK_NET_FILE, ~steep), (STEEP_NET_FILE, steep)):
         if chosen.any():
             scores[chosen], features[chosen] = _net(path).run(None, {"patches": x[chosen]})
