@@ -131,22 +131,22 @@ Accasta's ``--size 800x450 --elevation 55-72 --count 100 --seed 7103`` and ``--s
 On the points seen steeply of 1,020 held-out stills from 60-75 degrees (seeds 6620, 6702 and
 6501; 31,354 points) this net alone reads 615 heights wrong and the steep net 329 (Accasta's
 180).  Before its last 4 epochs it read 389 (Accasta's 215), and the mean of its and this
-net's scores, which the reader used before that, 425; fitted on the first stills unmirrored,
-459.  With the true heights, it reads the colours of the 14,169 layers of those stills'
-stacks 255 wrong, where it read 300 before its last 4 epochs.  With the steep net alone the
-reader reads 256 points of 18 held-out sets (1,086 pictures from 60-75 degrees and every
-elevation; our renderer, Mitsuba and POV-Ray) wrong: Accasta's 131, the other games' 125.
-Before its last 4 epochs it read 266 (133 and 133), with the mean of this net and the steep
-net fitted unmirrored 315 (146 and 169), with this net alone 372 (189 and 183); those surer than
-0.6 are four (five before).  On 76 pictures of Accasta from 58-72 degrees by the other
-renderers (POV-Ray, seeds 7151 and, on foreign prints, 7153; Mitsuba, seed 7152) it reads
-as many wrong as before (67 of 2,812 against 66): the steep views of our renderer's discs
-that it learnt do not carry over to theirs.  A steep net fitted on the random stills alone read
-a white disc whose side lies in shadow in the Abande film of ``tests/test_live.py`` as a white
-disc on a black one at 0.5-0.64 in 12 frames: the backlit and film stills are in its fit for
-that.  Accasta's 2-stack ``ww`` of the committed accasta-5612-0025 (b3, seen from 66 degrees),
-which this net leaves unsure, is read as one disc at 0.68: the steep net takes its pale grey
-sides for one disc's.
+net's scores 425; fitted on the first stills unmirrored, 459, and the mean of that net's and
+this net's scores, which the reader used before, 453.  With the true heights, it reads the
+colours of the 14,169 layers of those stills' stacks 255 wrong, where it read 300 before its
+last 4 epochs.  With the steep net alone the reader reads 256 points of 18 held-out sets
+(1,086 pictures from 60-75 degrees and every elevation; our renderer, Mitsuba and POV-Ray)
+wrong: Accasta's 131, the other games' 125.  Before its last 4 epochs it read 266 (133 and
+133), with the mean of this net and the steep net fitted unmirrored 315 (146 and 169), with
+this net alone 372 (189 and 183); those surer than 0.6 are four (five before).  On 76 pictures
+of Accasta from 58-72 degrees by the other renderers (POV-Ray, seeds 7151 and, on foreign
+prints, 7153; Mitsuba, seed 7152) it reads as many wrong as before (67 of 2,812 against 66):
+the steep views of our renderer's discs that it learnt do not carry over to theirs.  A steep
+net fitted on the random stills alone read a white disc whose side lies in shadow in the Abande
+film of ``tests/test_live.py`` as a white disc on a black one at 0.5-0.64 in 12 frames: the
+backlit and film stills are in its fit for that.  Accasta's 2-stack ``ww`` of the committed
+accasta-5612-0025 (b3, seen from 66 degrees), which this net leaves unsure, is read as one disc
+at 0.68: the steep net takes its pale grey sides for one disc's.
 """
 
 from __future__ import annotations
