@@ -126,6 +126,7 @@ class Panel:
         self.connected_port: str | None = None
         self.last_problem = ""
         self.stats = collections.Counter[str]()
+        self._connecting = False
 
         self._lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()  # show() and close() interrupt the driver's wait
@@ -146,6 +147,11 @@ class Panel:
     @property
     def online(self) -> bool:
         return self.device is not None
+
+    @property
+    def connecting(self) -> bool:
+        """Whether a port is open and its device not yet handshaken: an answer may be moments away."""
+        return self._connecting
 
     def show(self, frame: LedFrame) -> None:
         """Make ``frame`` the one to show; the driver sends it (or a newer one) soon."""
@@ -223,14 +229,17 @@ class Panel:
             except (serial.SerialException, OSError) as e:
                 self.last_problem = f"{path}: {e}"
                 continue
+            self._connecting = True
             try:
                 info = link.handshake()
             except (DeviceLost, serial.SerialException, OSError) as e:
+                self._connecting = False
                 self.last_problem = f"{path}: {e}"
                 link.close()
                 continue
             self.connected_port = path
             self.device = info
+            self._connecting = False  # only now: never neither connecting nor online mid-handshake
             self.stats["connects"] += 1
             if self.on_online:
                 self.on_online(info)

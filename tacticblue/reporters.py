@@ -89,8 +89,14 @@ class PanelReporter:
         """What the players should hear of the panel since the last call, or None: that it
         answers, that it stopped answering, or that none has answered within the driver's
         handshake time (or by the end of the run, ``final``).  The game goes on either way:
-        the panel is a display, and is shown the game as it stands when it answers again."""
+        the panel is a display, and is shown the game as it stands when it answers again.
+
+        At the end of a run shorter than a handshake (a short replay, a busy machine), a panel
+        whose port is open is given the rest of the handshake time to answer, so that it is
+        shown the last turn rather than told it was never there."""
         driver = self.panel.panel
+        if final and self._online is None and driver.connecting:
+            driver.wait_online(driver.timing.handshake_timeout)
         if driver.online:
             if self._online:
                 return None

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -880,6 +882,34 @@ def test_a_led_panel_unplugged_mid_game_is_told_once(tmp_path):
         assert news is not None and news.startswith("the LED panel stopped answering (")
         assert news.endswith("the game goes on and is recorded; the panel is shown it again when it answers")
         assert reporter.news(final=True) is None
+
+
+def test_a_run_that_ends_before_the_panel_answers_waits_for_its_handshake(tmp_path):
+    """A replay shorter than the panel's handshake (or a machine too busy for it to finish):
+    the run's end gives the open port the rest of its handshake, and the panel answers, rather
+    than being told as absent.  The emulator is held stopped until the run has ended."""
+    from test_panel_emulator import Emulator
+
+    from hardware.panel import GamePanel
+    from tacticblue.reporters import PanelReporter
+
+    emulator = Emulator(tmp_path / "panel")
+    try:
+        assert "37 LEDs" in emulator.line()
+        emulator.process.send_signal(signal.SIGSTOP)
+        with GamePanel(str(tmp_path / "panel"), "accasta") as panel:
+            reporter = PanelReporter(panel)
+            for _ in range(100):
+                if panel.panel.connecting:
+                    break
+                time.sleep(0.01)
+            assert panel.panel.connecting and reporter.news() is None  # saying HELLO, no answer yet
+            threading.Timer(0.5, emulator.process.send_signal, (signal.SIGCONT,)).start()
+            assert reporter.news(final=True) == f"LED panel answers on {tmp_path / 'panel'}"
+    finally:
+        emulator.process.send_signal(signal.SIGCONT)
+        emulator.process.terminate()
+        emulator.process.wait(timeout=5)
 
 
 def test_a_bumped_board_is_found_again_by_vision_and_the_game_goes_on(cli, tmp_path):
