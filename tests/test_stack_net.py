@@ -141,7 +141,8 @@ def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
     """Where the camera looks down steeply (STEEP_RISE) the reader reads with the steep net,
     which reads the heights of the committed samples' points seen so (1,095 of them; POV-Ray's
     and our renderer's, none fitted on) more often right than the net fitted on every view:
-    14 wrong against 26 (16 before the steep net's last 4 epochs of fitting)."""
+    9 wrong against 26 (14 before the steep net was fitted on POV-Ray's stills too, 16 before
+    its 4 epochs before those)."""
     paths = [*POVRAY, *sorted((ROOT / "samples" / "povray" / "foreign").glob("*.json")),
              *sorted((ROOT / "samples" / "reading" / "benchmark").glob("*.json"))]
     wrong = {"steep": 0, "every view": 0}
@@ -154,4 +155,4 @@ def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
         for net, limit in (("steep", STEEP_RISE), ("every view", 0.0)):
             read = net_log_probabilities(image, maps[steep], rise[steep], model.max_height, limit)[0].argmax(axis=1)
             wrong[net] += int((read != heights).sum())
-    assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 16, wrong
+    assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 12, wrong
