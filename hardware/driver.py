@@ -239,7 +239,7 @@ class Panel:
                 continue
             self.connected_port = path
             self.device = info
-            self._connecting = False  # only now: never neither connecting nor online mid-handshake
+            self._connecting = False  # after device is set: never seen as neither connecting nor online
             self.stats["connects"] += 1
             if self.on_online:
                 self.on_online(info)

@@ -92,8 +92,8 @@ class PanelReporter:
         the panel is a display, and is shown the game as it stands when it answers again.
 
         At the end of a run shorter than a handshake (a short replay, a busy machine), a panel
-        whose port is open is given the rest of the handshake time to answer, so that it is
-        shown the last turn rather than told it was never there."""
+        whose port is open is given up to a handshake's time to answer, so that it is shown the
+        last turn rather than told it was never there."""
         driver = self.panel.panel
         if final and self._online is None and driver.connecting:
             driver.wait_online(driver.timing.handshake_timeout)
