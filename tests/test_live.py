@@ -886,8 +886,9 @@ def test_a_led_panel_unplugged_mid_game_is_told_once(tmp_path):
 
 def test_a_run_that_ends_before_the_panel_answers_waits_for_its_handshake(tmp_path):
     """A replay shorter than the panel's handshake (or a machine too busy for it to finish):
-    the run's end gives the open port the rest of its handshake, and the panel answers, rather
-    than being told as absent.  The emulator is held stopped until the run has ended."""
+    the run's end gives the open port up to a handshake's time, and the panel answers, rather
+    than being told as absent.  The emulator is held stopped while the driver says HELLO, and
+    let go 0.5 s after the run's final news is asked for."""
     from test_panel_emulator import Emulator
 
     from hardware.panel import GamePanel
