@@ -134,7 +134,7 @@ def test_steep_views_count_the_patch_nets_heights_where_a_side_is_a_sliver():
     lower disc of a ``bw`` (c2) and of a ``wwb`` (b2) showed as slivers the evidence missed:
     they were read ``w`` and ``wb``.  The patch net reads c2 right, and counts for nearly as
     much as the evidence where sides are that thin (:data:`vision.heights.PATCH_THIN_WEIGHT`).
-    The steep net fitted on POV-Ray's stills too reads b2 ``wb`` again, but unsure (0.16), as
+    The steep net fitted on POV-Ray's stills too reads b2 ``wb`` again, but unsure (0.14), as
     the rules then decide."""
     errors = wrong("benchmark/abande-square-6001-0091")
     assert "c2" not in errors and set(errors) <= {"b2"}, errors
@@ -722,11 +722,13 @@ def test_a_stack_whose_lower_disc_is_a_sliver_is_not_surely_one_disc(monkeypatch
     71 degrees: d3's lower white disc shows as a sliver 4 px tall under the black one, and the
     evidence reads one disc at 0.955 against 0.04, too sure to ask the patch net at 3 nats.
     Asked where sides are slivers (:data:`vision.heights.PATCH_NEEDED_SLIVER_NATS`), the net
-    doubts it: still one disc, but unsure."""
+    doubts it: one disc, but unsure, while Accasta weighed a quarter of its word; two discs
+    (unsure, 0.03) since it weighs as much as in the other games
+    (:data:`vision.heights.PATCH_THIN_WEIGHT`)."""
     scene, image = benchmark_scene("accasta", 1, seed=6501)
     assert scene.points["d3"] == "wb"
     obs = StackReader("accasta", scene.pose).read(image).observation
-    assert obs.points["d3"] == "b" and obs.conf("d3") < LOW_CONFIDENCE
+    assert obs.points["d3"] == "wb" or obs.conf("d3") < LOW_CONFIDENCE
     monkeypatch.setattr(vision.heights, "PATCH_NEEDED_SLIVER_NATS", 0.0)
     unasked = StackReader("accasta", scene.pose).read(image).observation
     assert unasked.points["d3"] == "b" and unasked.conf("d3") >= LOW_CONFIDENCE

@@ -128,29 +128,35 @@ Accasta's ``--size 800x450 --elevation 55-72 --count 100 --seed 7103`` and ``--s
 --elevation 60-72 --count 100 --seed 7104``; then for 3 (``--rate 3e-4``) on 503,716: those
 and, counted twice, 260 POV-Ray stills (``tools/povray_scenes.py --elevation 58-75``, seeds
 7161-7163: Accasta 160, 40 of them on foreign prints, Abande 40, Attangle and Attangle square
-30 each); then its layers' colours alone for 3 (``--layers-only --rate 1e-3``) on the same.
+30 each); then its layers' colours alone for 3 (``--layers-only --rate 1e-3``) on the same;
+then for 2 (``--rate 2e-4``) on 550,921: those, with the POV-Ray stills counted three times
+and 145 more of them (seeds 7361-7365: Accasta 90, 30 of them on foreign prints, Abande 25,
+Abande square and Attangle 2008 15 each); then its layers' colours alone again for 3.
 Its 8-bit copy was measured on ``--elevation 55-75 --count 16 --seed 6811``.
 On the points seen steeply of 1,020 held-out stills from 60-75 degrees (seeds 6620, 6702 and
-6501; 31,354 points) this net alone reads 615 heights wrong and the steep net 325 (Accasta's
-175).  Fitted without POV-Ray's stills it read 329 (Accasta's 180), before that 389 (215), and
-the mean of its and this net's scores 425; fitted on the first stills unmirrored, 459, and the
-mean of that net's and this net's scores, which the reader used before, 453.  With the true
-heights, it reads the colours of the 14,169 layers of those stills' stacks 266 wrong (255
-without POV-Ray's stills, 300 before).  On the 3,144 steep points of 120 held-out pictures
-from 58-72 degrees by the other renderers (Mitsuba, Accasta and Abande, seeds 7152 and 7154,
-which it was never fitted on; POV-Ray, Accasta, seed 7151 and, on foreign prints, 7153) it
-reads 103 heights wrong where it read 175 without POV-Ray's stills, and 121 of 2,198 layer
-colours where 160.  With the steep net alone the reader reads 263 points of 18 held-out sets
+6501; 31,354 points) this net alone reads 615 heights wrong and the steep net 322 (Accasta's
+167).  Before the second POV-Ray stills it read 325 (175), fitted without POV-Ray's stills 329
+(180), before that 389 (215), and the mean of its and this net's scores 425; fitted on the
+first stills unmirrored, 459, and the mean of that net's and this net's scores, which the
+reader used before, 453.  With the true heights, it reads the colours of the 14,169 layers of
+those stills' stacks 246 wrong (266 before the second POV-Ray stills, 255 without any, 300
+before that).  On the 3,144 steep points of 120 held-out pictures from 58-72 degrees by the
+other renderers (Mitsuba, Accasta and Abande, seeds 7152 and 7154, which it was never fitted
+on; POV-Ray, Accasta, seed 7151 and, on foreign prints, 7153) it reads 99 heights wrong (103
+before the second POV-Ray stills, 175 without any) and 103 of 2,198 layer colours (121, 160).
+With the steep net alone, and Accasta's thin sides weighing its word as the other games'
+(:data:`vision.heights.PATCH_THIN_WEIGHT`), the reader reads 233 points of 18 held-out sets
 (1,086 pictures from 60-75 degrees and every elevation; our renderer, Mitsuba and POV-Ray)
-wrong: Accasta's 151, the other games' 112.  Without POV-Ray's stills it read 256 (131 and
-125), before that 266 (133 and 133), with the mean of this net and the steep net fitted
-unmirrored 315 (146 and 169), with this net alone 372 (189 and 183); those surer than 0.6
-are two (four without POV-Ray's stills, five before).  Of those 120 pictures by the other
-renderers it reads 74 points wrong where it read 108 without POV-Ray's stills (Mitsuba's
-Accasta 32 for 44 and Abande 12 for 20, POV-Ray's 27 for 35 and on foreign prints 3 for 9):
-the steep views of one renderer's discs that a net learns carry over to another's only in
-part, and the POV-Ray stills cost our renderer's steep Accasta 20 points of the 18 sets.  A
-steep net fitted on the random stills alone read a white disc whose side lies in shadow in the
+wrong: Accasta's 113, the other games' 120.  With the net before the second POV-Ray stills,
+and a quarter of its word in Accasta, it read 263 (151 and 112); without POV-Ray's stills 256
+(131 and 125), before that 266 (133 and 133), with the mean of this net and the steep net
+fitted unmirrored 315 (146 and 169), with this net alone 372 (189 and 183); those surer than
+0.6 are two (as before the second POV-Ray stills; four without any, five before).  Of those
+120 pictures by the other renderers it reads 57 points wrong, where it read 74 before the
+second POV-Ray stills and 108 without any (Mitsuba's Accasta 26, 32 and 44, Abande 11, 12 and
+20; POV-Ray's 13, 27 and 35, on foreign prints 7, 3 and 9): the steep views of one renderer's
+discs that a net learns carry over to another's only in part.
+A steep net fitted on the random stills alone read a white disc whose side lies in shadow in the
 Abande film of ``tests/test_live.py`` as a white disc on a black one at 0.5-0.64 in 12 frames:
 the backlit and film stills are in its fit for that.  Accasta's 2-stack ``ww`` of the committed
 accasta-5612-0025 (b3, seen from 66 degrees) is read as one disc, unsure (0.46); without
