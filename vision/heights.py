@@ -348,7 +348,7 @@ net's greater weight first lost (the benchmark's 0.90 -> 0.87, the tuning stills
 51 -> 57 wrong); it kept a quarter of the net's word until the steep net
 (:data:`vision.stack_net.STEEP_RISE`) read its steep points as well as it now does.  With
 that net, Accasta's points read wrong went from 143 to 120 on 150 new stills of our renderer
-from 55-75 degrees and 60 at 640x480 from every elevation (seeds 7371-7373), from 58 to 46 on
+(90 from 55-75 degrees, 60 at 640x480 from every elevation; seeds 7371-7373), from 58 to 46 on
 the other renderers' held-out steep Accasta (POV-Ray, seeds 7151 and 7153; Mitsuba, 7152),
 and from 155 to 113 on the 18 held-out sets of :mod:`vision.stack_net` (the same two surer than
 0.6); 0.7 did as well, 0.5 a little worse.  On a foreign print a stack's sides can be 15 px
