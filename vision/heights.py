@@ -113,7 +113,7 @@ class HeightModel:
     ``tools/fit_stack_weights.py`` on rendered scenes of the games it reads (see
     ``HEIGHT_MODEL_FILE``'s ``fitted_on``)."""
 
-    def __init__(self, params: dict, thin_patch_weight: float | None = None, sliver_nats: float | None = None) -> None:
+    def __init__(self, params: dict, sliver_nats: float | None = None) -> None:
         if tuple(params["features"]) != FEATURES:
             raise ValueError("the height model was fitted on other features; refit it with tools/fit_stack_weights.py")
         self.mean = np.array(params["mean"])
@@ -123,9 +123,6 @@ class HeightModel:
         self.w2 = np.array(params["w2"])
         self.v = np.array(params["v"])
         self.temperature = float(params.get("temperature", 1.0))
-        self.thin_patch_weight = PATCH_THIN_WEIGHT if thin_patch_weight is None else thin_patch_weight
-        """How much the patch net's word counts beside this model's where a layer's side is
-        thin (:meth:`patch_weight`; default :data:`PATCH_THIN_WEIGHT`)."""
         self.sliver_nats = SLIVER_NATS if sliver_nats is None else sliver_nats
         """How far the heights are leaned towards taller stacks where a layer's side is a
         sliver (:func:`sliver_lean`; default :data:`SLIVER_NATS`)."""
@@ -134,17 +131,6 @@ class HeightModel:
         """The score of every row (height) of :func:`height_features`; higher is likelier."""
         x = (rows - self.mean) * self.scale
         return (np.tanh(x @ self.W1 + self.b1) @ self.w2 + x @ self.v) / self.temperature
-
-    def patch_weight(self, side_px: np.ndarray) -> np.ndarray:
-        """How much the patch net's log-probabilities count beside this model's at points whose
-        layers' sides look ``side_px`` pixels tall: :attr:`thin_patch_weight` up to the first of
-        :data:`PATCH_THIN_PX`, :data:`PATCH_WEIGHT` from the second, in proportion between.
-
-        >>> height_model("abande").patch_weight(np.array([2.0, 6.0, 9.0])).tolist()
-        [0.9, 0.575, 0.25]
-        """
-        thick = np.clip((side_px - PATCH_THIN_PX[0]) / (PATCH_THIN_PX[1] - PATCH_THIN_PX[0]), 0.0, 1.0)
-        return self.thin_patch_weight + (PATCH_WEIGHT - self.thin_patch_weight) * thick
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """The probability of every row's height (a softmax of :meth:`scores` along the last
@@ -209,7 +195,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
 
     ``patch_heights``: what the patch net makes of each point's picture (log-probabilities of every
     height 0..H, :class:`vision.stack_net.PatchHeights`), weighed with the evidence's by
-    ``net``'s :meth:`HeightModel.patch_weight` (more where a layer's side is thin) to choose
+    :func:`patch_weight` (more where a layer's side is thin) to choose
     the heights, its odds of a stack at all by up to :data:`PATCH_EMPTY_WEIGHT`; asked only
     where the evidence is less sure than :data:`PATCH_NEEDED_NATS` (and
     :data:`PATCH_NEEDED_SLIVER_NATS` where sides are slivers).  The probabilities returned
@@ -250,7 +236,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
                 unsure = np.log(ranked[:, -1] + 1e-300) - np.log(ranked[:, -2] + 1e-300) < needed[todo]
                 asked = todo[unsure]
                 seen = patch_heights.of(asked)
-                weight = net.patch_weight(model.side_px[asked])[:, None]
+                weight = patch_weight(model.side_px[asked])[:, None]
                 q = p[unsure] * np.exp(weight * (seen - seen.max(axis=1, keepdims=True)))
                 # Whether there is a stack at all counts more where nearer stacks hide nothing.
                 stack = np.logaddexp.reduce(seen[:, 1:], axis=1)
@@ -326,7 +312,7 @@ but 30 POV-Ray Accasta scenes (seed 900) lost (0.9919 -> 0.9874, all above 45 de
 PATCH_THIN_WEIGHT = 0.9
 PATCH_THIN_PX = (4.0, 8.0)
 """How much the patch net's log-probabilities count beside the height model's where a
-layer's side looks under the first of these many pixels tall (:meth:`HeightModel.patch_weight`;
+layer's side looks under the first of these many pixels tall (:func:`patch_weight`;
 :data:`PATCH_WEIGHT` from the second).  A steep view shows the side of a stack's lower disc
 as a sliver a pixel or two tall, which the evidence reads badly: at the benchmark's
 abande-square-6001-0012 (65 degrees, sides 2.2-2.5 px) it read three 2-stacks one disc tall
@@ -377,7 +363,7 @@ PATCH_EMPTY_WEIGHT = 0.75
 PATCH_CLEAR = 0.9
 """How much the patch net's odds of a stack at all (against an empty point) count where nearer
 stacks leave all of the point's samples in view (or the rest of its word, where that counts
-more: :meth:`HeightModel.patch_weight`); as much as the rest of its word where they leave
+more: :func:`patch_weight`); as much as the rest of its word where they leave
 :data:`PATCH_CLEAR` of them or less, in proportion between.  The net tells a black disc on a
 cell printed near black from the cell far better than it counts a stack's discs: in a picture
 of Dame 100 on the slate look (benchmark seed 500, scene 7) it gave 7 of 9 black men there
@@ -428,6 +414,18 @@ single discs; Accasta's own model, fitted on its tall stacks, does not lean: the
 read 3 more of 4,440 held-out points right but recorded fewer turns of its films from 60-70
 degrees (``benchmarks/turns.py --elevation 60-70``, seeds 6202 and 6203: 22 of 634 turns left
 unrecorded against 13)."""
+
+
+def patch_weight(side_px: np.ndarray) -> np.ndarray:
+    """How much the patch net's log-probabilities count beside the height model's at points
+    whose layers' sides look ``side_px`` pixels tall: :data:`PATCH_THIN_WEIGHT` up to the first
+    of :data:`PATCH_THIN_PX`, :data:`PATCH_WEIGHT` from the second, in proportion between.
+
+    >>> patch_weight(np.array([2.0, 6.0, 9.0])).tolist()
+    [0.9, 0.575, 0.25]
+    """
+    thick = np.clip((side_px - PATCH_THIN_PX[0]) / (PATCH_THIN_PX[1] - PATCH_THIN_PX[0]), 0.0, 1.0)
+    return PATCH_THIN_WEIGHT + (PATCH_WEIGHT - PATCH_THIN_WEIGHT) * thick
 
 
 def sliver(side_px: np.ndarray) -> np.ndarray:
