@@ -3,6 +3,7 @@ reads there on its own, on pictures of another renderer than the one it was fitt
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import NamedTuple
@@ -13,10 +14,10 @@ import onnxruntime
 import pytest
 
 import rules
-from vision.stack_net import (BASE_ROW, FITTED_NET_FILE, FITTED_STEEP_NET_FILE, HEIGHTS, LAYER_NET_FILE, PATCH_SIZE,
-                              RADIUS_PX, STACK_NET_FILE, STEEP_LAYER_NET_FILE, STEEP_NET_FILE, STEEP_RISE, PatchHeights,
-                              cut_patches, layer_log_odds, log_softmax, net_input, net_log_probabilities,
-                              patch_frames)
+from vision.stack_net import (BASE_ROW, FITTED_DIGEST_KEY, FITTED_NET_FILE, FITTED_STEEP_NET_FILE, HEIGHTS,
+                              LAYER_NET_FILE, PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, STEEP_LAYER_NET_FILE,
+                              STEEP_NET_FILE, STEEP_RISE, PatchHeights, cut_patches, layer_log_odds, log_softmax,
+                              net_input, net_log_probabilities, patch_frames)
 from vision.stacks import StackModel
 from vision.synth.scene import pose_from_truth
 
@@ -109,12 +110,18 @@ def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
     (FITTED_NET_FILE, STACK_NET_FILE, LAYER_NET_FILE, False),
     (FITTED_STEEP_NET_FILE, STEEP_NET_FILE, STEEP_LAYER_NET_FILE, True)], ids=["every view", "steep"])
 def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, copy_file, layer_file, steep):
-    """Each 8-bit net (tools/quantize_stack_net.py) gives its fitted net's most likely height
-    on nearly every point of the ray-traced samples it reads (the steep one: those seen
-    steeply), with nearly its probabilities, and its colour of every layer it is sure of, on
-    the CPU the tests run on: a net refitted but not copied again, copied from another, or
-    copied with weights that overflow where the CPU has no 8-bit dot products (AVX2 without
-    VNNI) fails this."""
+    """Each 8-bit net (tools/quantize_stack_net.py) was copied from the fitted net beside it
+    (whose SHA-256 it carries), and on the CPU the tests run on gives the fitted net's most
+    likely height on every point of the ray-traced samples it reads (the steep one: those seen
+    steeply) where that height is clear, with nearly its probabilities, and its colour of every
+    layer the fitted net is sure of: a net refitted but not copied again, or copied with
+    weights that overflow where the CPU has no 8-bit dot products (AVX2 without VNNI), fails
+    this.  A height is clear where it is more than e**2 times as likely as the next: nearer a
+    tie the copy's rounding may tip it either way, as a refit would."""
+    digest = hashlib.sha256(fitted_file.read_bytes()).hexdigest()
+    for path in (copy_file, layer_file):
+        carried = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).get_modelmeta()
+        assert carried.custom_metadata_map.get(FITTED_DIGEST_KEY) == digest, f"{path.name} is not {fitted_file.name}'s copy"
     inputs = []
     for path in POVRAY:
         _, _, maps, rise, image = _sample(path)
@@ -129,9 +136,14 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
     fitted = run(fitted_file, patches=x)[0].astype(np.float64)
     scores, features = run(copy_file, patches=x)
     heights, copied = (log_softmax(s[:, :HEIGHTS].astype(np.float64)) for s in (fitted, scores))
-    # On an AVX2 machine: 1.0 and 0.00055; the copy with 8-bit weights there: 0.9946 and 0.0056.
-    assert len(x) > 200 and (heights.argmax(axis=1) == copied.argmax(axis=1)).mean() > 0.995
-    assert np.abs(np.exp(heights) - np.exp(copied)).max(axis=1).mean() < 0.002
+    first, second = np.sort(heights, axis=1)[:, :-3:-1].T
+    clear = first - second > 2.0
+    # Steep: 0.99 of the points clear, all agree, a gap of 0.00084 and 0.9991 of the layers
+    # alike, on an AVX-512 VNNI machine and under qemu-x86_64 -cpu Haswell (AVX2) alike; the
+    # steep net copied with 8-bit weights: 0.00097 and 0.9991 there, 0.00167 and 0.9605 on Haswell.
+    assert len(x) > 200 and clear.mean() > 0.95
+    assert (heights.argmax(axis=1) == copied.argmax(axis=1))[clear].all()
+    assert np.abs(np.exp(heights) - np.exp(copied)).max(axis=1)[clear].mean() < 0.002
     white, said = -fitted[:, HEIGHTS + 3:], -run(layer_file, features=features)[0]
     sure = np.abs(white) > 2.0
     assert sure.sum() > 2 * len(x) and ((white > 0) == (said > 0))[sure].mean() > 0.999

@@ -20,12 +20,14 @@ steps.
 The copy is written as two nets (:func:`split`): the heights and top colours, which also give
 out their second block's 8-bit features, and the layers' colours from those features.  The
 reader asks about layers only on stacks of two or more, and the branch that reads them is a
-seventh of the whole net's time.
+seventh of the whole net's time.  Each part carries the SHA-256 of the fitted net it was
+copied from (:data:`vision.stack_net.FITTED_DIGEST_KEY`), so that a net refitted but not copied again shows.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import tempfile
 from collections import Counter
@@ -40,7 +42,7 @@ from onnxruntime.quantization.shape_inference import quant_pre_process
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from height_data import net_patches  # noqa: E402
-from vision.stack_net import net_input  # noqa: E402
+from vision.stack_net import FITTED_DIGEST_KEY, net_input  # noqa: E402
 
 BATCH = 64
 
@@ -143,7 +145,9 @@ def main() -> None:
                         weight_type=QuantType.QInt8,
                         calibrate_method=CalibrationMethod.Percentile,
                         extra_options={"CalibPercentile": 99.999})
+        digest = hashlib.sha256(args.fitted.read_bytes()).hexdigest()
         for part, path in zip(split(onnx.load(str(whole))), (args.out, args.layers_out)):
+            onnx.helper.set_model_props(part, {FITTED_DIGEST_KEY: digest})
             onnx.save(part, str(path))
             keep_used_opsets(path)
             print(f"-> {path}")

@@ -184,6 +184,9 @@ HEIGHTS = 7
 """The net's height classes: 0 (empty) to 6 (Accasta's tallest stack)."""
 LAYERS = HEIGHTS - 1
 """The layers whose colours the net reads, from the bottom: a score each, black over white."""
+FITTED_DIGEST_KEY = "fitted_sha256"
+"""The metadata key under which each 8-bit net carries the SHA-256 (hex) of the fitted net it
+was copied from (``tools/quantize_stack_net.py``)."""
 FITTED_NET_FILE = Path(__file__).with_name("stack_net.onnx")
 """The fitted net (ONNX, 32-bit floats, written by ``tools/fit_stack_net.py``)."""
 STACK_NET_FILE = Path(__file__).with_name("stack_net_int8.onnx")
