@@ -751,16 +751,20 @@ def test_only_layers_the_stacks_in_front_hide_are_read_unknown():
 
 POVRAY = SAMPLES.parent / "povray"
 MITSUBA = SAMPLES.parent / "mitsuba"
+BLENDER = SAMPLES.parent / "blender"
 
 
-@pytest.mark.parametrize("folder", [POVRAY, MITSUBA], ids=["povray", "mitsuba"])
+@pytest.mark.parametrize("folder", [POVRAY, MITSUBA, BLENDER], ids=["povray", "mitsuba", "blender"])
 def test_pictures_other_renderers_made_are_read_and_never_surely_wrong(folder):
     """A scene of every game rendered by another renderer than the one the height model was
     fitted on: samples/povray/ ray traced by POV-Ray (tools/povray_scenes.py: solid discs with
     rounded edges, an area lamp, materials of its own), samples/mitsuba/ path traced by Mitsuba 3
     (tools/mitsuba_scenes.py, scene 0 of ``--seed 950`` of every game: light bouncing between
-    board, table and discs, glossy discs with stepped rims).  Nearly every point is read right,
-    and the few that are not are unsure, so the move inference may overrule them."""
+    board, table and discs, glossy discs with stepped rims), samples/blender/ path traced by
+    Blender's Cycles (tools/blender_scenes.py, scene 0 of ``--seed 980``: bevelled mesh discs with
+    a groove, a raised ring or neither, coated or sheened, an area lamp, tone mapped by a Standard,
+    Filmic or AgX view).  Nearly every point is read right, and the few that are not are unsure,
+    so the move inference may overrule them."""
     read_right = wrong_points = 0
     games = []
     for path in sorted(folder.glob("*.json")):

@@ -12,15 +12,13 @@ their own size, not the rounded rims of the other two renderers.  What the scene
 (position, camera placement, board print, table and lamp) comes from
 :func:`vision.synth.scene.random_scene`; the camera is a pinhole (:func:`povray_scenes.pinhole_scene`).
 
-The exposure is that of a camera metering the frame: the picture is scaled so that a
-random share near the brightest of it is just short of white.
+The exposure is that of a camera metering the frame (:func:`povray_scenes.meter`): the picture
+is scaled so that a random share near the brightest of it is just short of white.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,25 +27,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tacticblue.commands import frame_size  # noqa: E402
-from tacticblue.commands.scenes import elevation_range  # noqa: E402
-from tools.povray_scenes import pinhole_scene, print_textures, write_still  # noqa: E402
-from vision.synth.games import game_names  # noqa: E402
+from tools.povray_scenes import linear_rgb, meter, print_textures, render_stills, with_sensor_noise  # noqa: E402
 from vision.synth.looks import board_half_mm  # noqa: E402
 from vision.synth.render import BOARD_THICKNESS_MM, PIECE_LOOKS, TABLE_HALF_MM, Scene  # noqa: E402
 from vision.synth.render import stack_discs  # noqa: E402
-from vision.synth.rig import rig_at  # noqa: E402
-from vision.synth.scene import sample_rng  # noqa: E402
 
 SAMPLES_PER_PIXEL = 48
 """Paths traced per pixel: about 35 s a 1280x720 picture on two cores (the scalar variant:
 the LLVM one needs a newer LLVM than Debian 12 has); the rest of the noise is the sensor's."""
-
-
-def _linear(bgr: tuple[float, float, float] | np.ndarray) -> list[float]:
-    """Display BGR (0..1) as Mitsuba's linear RGB."""
-    b, g, r = (float(c) ** 2.2 for c in bgr)
-    return [r, g, b]
 
 
 def _move(mi: Any, x: float, y: float, z: float, sx: float = 1.0, sy: float = 1.0, sz: float = 1.0) -> Any:
@@ -72,15 +59,15 @@ def scene_dict(mi: Any, scene: Scene, rng: np.random.Generator, textures: Path, 
                                                               up=(-R[1]).tolist()),
                    "film": {"type": "hdrfilm", "width": w, "height": h, "rfilter": {"type": "gaussian"}},
                    "sampler": {"type": "independent", "sample_count": SAMPLES_PER_PIXEL}},
-        "sky": {"type": "constant", "radiance": {"type": "rgb", "value": [
-            light.ambient * c for c in light.ambient_colour[::-1]]}},
+        "sky": {"type": "constant", "radiance": {"type": "rgb", "value": list(linear_rgb(light.ambient_colour,
+                                                                                       light.ambient))}},
     }
     # The lamp lights the board (1 - ambient) / ambient times as much as the sky does, whatever its size.
     lamp_r = max(light.lamp_size_mm, 5.0)
     power = (1 - light.ambient) * float(np.dot(light.lamp_mm, light.lamp_mm)) / lamp_r ** 2
     out["lamp"] = {"type": "sphere", "center": list(light.lamp_mm), "radius": lamp_r,
-                   "emitter": {"type": "area", "radiance": {"type": "rgb", "value": [
-                       power * c for c in light.lamp_colour[::-1]]}}}
+                   "emitter": {"type": "area", "radiance": {"type": "rgb",
+                                                            "value": list(linear_rgb(light.lamp_colour, power))}}}
     print_png, table_png = print_textures(scene, rng, textures, foreign)
     upright = mi.ScalarTransform4f().translate([0, 1, 0]) @ mi.ScalarTransform4f().scale([1, -1, 1])  # row 0 at +y
     board_bsdf = {"type": "roughplastic", "alpha": float(rng.uniform(0.2, 0.5)),
@@ -96,7 +83,8 @@ def scene_dict(mi: Any, scene: Scene, rng: np.random.Generator, textures: Path, 
     colours = {"w": np.clip(np.array(look.white) * rng.uniform(0.9, 1.06, 3), 0, 1),
                "b": np.clip(np.array(look.black) + rng.uniform(0, 0.08) + rng.uniform(-0.02, 0.02, 3), 0, 1)}
     alpha = float(rng.uniform(0.08, 0.35))
-    bsdfs = {c: {"type": "roughplastic", "alpha": alpha, "diffuse_reflectance": {"type": "rgb", "value": _linear(v)}}
+    bsdfs = {c: {"type": "roughplastic", "alpha": alpha,
+                 "diffuse_reflectance": {"type": "rgb", "value": list(linear_rgb(v, gamma=2.2))}}
              for c, v in colours.items()}
     r, t = spec.piece_diameter_mm / 2, spec.piece_height_mm
     e = float(rng.uniform(0.3, 1.2))  # the rims' step (mm)
@@ -122,39 +110,13 @@ def render(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool
     import mitsuba as mi
     mi.set_variant("scalar_rgb")
     linear = np.array(mi.render(mi.load_dict(scene_dict(mi, scene, rng, textures, foreign)), seed=int(scene.seed)))
-    luminance = linear @ np.array([0.2126, 0.7152, 0.0722])
-    linear *= rng.uniform(0.85, 1.0) / max(float(np.percentile(luminance, rng.uniform(97.0, 99.5))), 1e-6)
-    linear *= rng.uniform(0.94, 1.06, 3)  # white balance
+    meter(linear, rng, rng.uniform(0.85, 1.0))
     display = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.clip(linear, 0, None) ** (1 / 2.4) - 0.055)
-    image = display[..., ::-1] * 255 + rng.normal(0, rng.uniform(0.5, 2.5), display.shape)
-    return np.clip(image, 0, 255).astype(np.uint8)
+    return with_sensor_noise(display[..., ::-1], rng)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", required=True, choices=game_names())
-    parser.add_argument("--count", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=950)
-    parser.add_argument("--first", type=int, default=0, help="the index of the first scene")
-    parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="default 1280x720")
-    parser.add_argument("--foreign-print", action="store_true",
-                        help="print the board in a random style of tools/povray_scenes.py's own")
-    parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
-                        help="only cameras LO-HI degrees above the table, as for tacticblue scenes render")
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    try:
-        import mitsuba  # noqa: F401
-    except ImportError:
-        sys.exit("mitsuba is not installed (pip install mitsuba)")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(args.first, args.first + args.count):
-            rng = sample_rng(args.game, args.seed, i)
-            scene = pinhole_scene(args.game, rng, args.size, rig_at(args.elevation))
-            image = render(scene, rng, Path(tmp), args.foreign_print)
-            write_still(out / f"{args.game}-{args.seed}-{i:04d}", scene, image, rng)
+    render_stills(__doc__.splitlines()[0], render, 950, "mitsuba", "pip install mitsuba")
 
 
 if __name__ == "__main__":

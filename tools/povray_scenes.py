@@ -36,6 +36,7 @@ of every game, renamed; ``samples/povray/foreign/abande-wide-lines.jpg``
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import shutil
 import subprocess
@@ -43,7 +44,7 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -68,8 +69,16 @@ def _v(x: float, y: float, z: float) -> str:
     return f"<{x:.4f}, {z:.4f}, {y:.4f}>"
 
 
+def linear_rgb(bgr: tuple[float, float, float] | np.ndarray, gain: float = 1.0,
+               gamma: float = 1.0) -> tuple[float, float, float]:
+    """A BGR colour (0..1) as RGB, each channel ``gain * c ** gamma`` (``gamma`` 2.2: a display
+    colour made linear, as the renderers' materials take it)."""
+    b, g, r = (gain * float(c) ** gamma for c in bgr)
+    return r, g, b
+
+
 def _rgb(bgr: tuple[float, float, float] | np.ndarray, gamma: float = 1.0) -> str:
-    b, g, r = (float(c) ** gamma for c in bgr)
+    r, g, b = linear_rgb(bgr, gamma=gamma)
     return f"rgb <{r:.4f}, {g:.4f}, {b:.4f}>"
 
 
@@ -163,6 +172,59 @@ def write_still(stem: Path, scene: Scene, image: np.ndarray, rng: np.random.Gene
     stem.with_suffix(".jpg").write_bytes(data.tobytes())
     stem.with_suffix(".json").write_text(json.dumps(scene_truth(scene), indent=1) + "\n")
     print(stem.name, flush=True)
+
+
+def meter(linear: np.ndarray, rng: np.random.Generator, gain: float) -> None:
+    """Expose a path traced picture (H x W x 3, linear light) in place as a camera metering the
+    frame does: scaled so that a random share near the brightest of it (the 97-99.5th
+    percentile of the luminance) comes to ``gain`` (below 1: just short of white), then white
+    balanced at random (each channel 0.94-1.06).  In place, so that a float32 picture stays one."""
+    luminance = linear @ np.array([0.2126, 0.7152, 0.0722])
+    linear *= gain / max(float(np.percentile(luminance, rng.uniform(97.0, 99.5))), 1e-6)
+    linear *= rng.uniform(0.94, 1.06, 3)  # white balance
+
+
+def with_sensor_noise(display: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A display picture (BGR, 0..1) as 8 bits with a sensor's noise (sigma 0.5-2.5 levels)."""
+    picture = display * 255 + rng.normal(0, rng.uniform(0.5, 2.5), display.shape)
+    return np.clip(picture, 0, 255).astype(np.uint8)
+
+
+Renderer = Callable[[Scene, np.random.Generator, Path, bool], np.ndarray]
+"""A renderer of a still: scene, its random generator, a folder for textures, ``--foreign-print``."""
+
+
+def render_stills(description: str, render: Renderer, default_seed: int, needs: str, install: str) -> None:
+    """The command line of tools/mitsuba_scenes.py and tools/blender_scenes.py, one for both so
+    that their flags, names and truth stay the same: ``--game --count --seed --first --size
+    --foreign-print --elevation --out``; scene ``i`` of ``--seed`` is drawn by
+    :func:`vision.synth.scene.sample_rng`, seen by a :func:`pinhole`, drawn by ``render`` and
+    written as ``GAME-SEED-IIII`` (:func:`write_still`).  Exits saying how to ``install`` it
+    when the module ``needs`` cannot be imported."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--game", required=True, choices=game_names())
+    parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=default_seed)
+    parser.add_argument("--first", type=int, default=0, help="the index of the first scene")
+    parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH", help="default 1280x720")
+    parser.add_argument("--foreign-print", action="store_true",
+                        help="print the board in a random style of tools/povray_scenes.py's own")
+    parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
+                        help="only cameras LO-HI degrees above the table, as for tacticblue scenes render")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    try:
+        importlib.import_module(needs)
+    except ImportError:
+        sys.exit(f"{needs} is not installed ({install})")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.first, args.first + args.count):
+            rng = sample_rng(args.game, args.seed, i)
+            scene = pinhole_scene(args.game, rng, args.size, rig_at(args.elevation))
+            image = render(scene, rng, Path(tmp), args.foreign_print)
+            write_still(out / f"{args.game}-{args.seed}-{i:04d}", scene, image, rng)
 
 
 def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> str:
