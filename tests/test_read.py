@@ -134,8 +134,8 @@ def test_steep_views_count_the_patch_nets_heights_where_a_side_is_a_sliver():
     lower disc of a ``bw`` (c2) and of a ``wwb`` (b2) showed as slivers the evidence missed:
     they were read ``w`` and ``wb``.  The patch net reads c2 right, and counts for nearly as
     much as the evidence where sides are that thin (:data:`vision.heights.PATCH_THIN_WEIGHT`).
-    The steep net fitted on POV-Ray's stills too read b2 ``wb`` again, but unsure (0.14), as
-    the rules then decide; fitted on Mitsuba's stills as well, it reads b2 right."""
+    The steep net fitted on POV-Ray's stills too reads b2 ``wb`` again, but unsure (0.14), as
+    the rules then decide."""
     errors = wrong("benchmark/abande-square-6001-0091")
     assert "c2" not in errors and set(errors) <= {"b2"}, errors
     assert all(conf < LOW_CONFIDENCE for _, _, conf in errors.values()), errors

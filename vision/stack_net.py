@@ -131,41 +131,36 @@ and, counted twice, 260 POV-Ray stills (``tools/povray_scenes.py --elevation 58-
 30 each); then its layers' colours alone for 3 (``--layers-only --rate 1e-3``) on the same;
 then for 2 (``--rate 2e-4``) on 550,921: those, with the POV-Ray stills counted three times
 and 145 more of them (seeds 7361-7365: Accasta 90, 30 of them on foreign prints, Abande 25,
-Abande square and Attangle 2008 15 each); then its layers' colours alone again for 3.  Then,
-as more POV-Ray stills taught it mostly POV-Ray's look, from the mean of its weights and
-those of a refit on 312 more of them (seeds 7381-7390, 611,054 patches), for 2 (``--rate
-2e-4``) on 643,090 patches: those, with 175 stills of a third renderer counted three times
-(``tools/mitsuba_scenes.py --size 640x480 --elevation 58-78``, seeds 7401-7405: Accasta
-145, 25 of them on foreign prints, Abande 20, Attangle 10); then its layers' colours alone
-again for 3.  Its 8-bit copy was measured on ``--elevation 55-75 --count 16 --seed 6811``.
+Abande square and Attangle 2008 15 each); then its layers' colours alone again for 3.
+Its 8-bit copy was measured on ``--elevation 55-75 --count 16 --seed 6811``.
 On the points seen steeply of 1,020 held-out stills from 60-75 degrees (seeds 6620, 6702 and
-6501; 31,354 points) this net alone reads 615 heights wrong and the steep net 323 (322 before
-Mitsuba's stills, 325 before the second POV-Ray stills, 329 without any, 389 before that; the
-mean of its and this net's scores 425).  With the true heights, it reads the colours of the
-14,169 layers of those stills' stacks 261 wrong (246 before Mitsuba's stills, 266 before the
-second POV-Ray stills, 300 before any).  On the 3,144 steep points of 120 held-out pictures
-from 58-72 degrees by the other renderers (Mitsuba, Accasta and Abande, seeds 7152 and 7154;
-POV-Ray, Accasta, seed 7151 and, on foreign prints, 7153) it reads 83 heights wrong (99
-before Mitsuba's stills, 175 before any POV-Ray ones) and 79 of 2,198 layer colours (103,
-160); on the 1,095 of 36 pictures by a renderer it was never fitted on (Blender's Cycles,
-``tools/blender_scenes.py --size 1280x720 --elevation 58-75``, Accasta seed 7501 and Abande
-7502) 46 heights (53) and 58 of 718 layer colours (76).
+6501; 31,354 points) this net alone reads 615 heights wrong and the steep net 322 (Accasta's
+167).  Before the second POV-Ray stills it read 325 (175), fitted without POV-Ray's stills 329
+(180), before that 389 (215), and the mean of its and this net's scores 425; fitted on the
+first stills unmirrored, 459, and the mean of that net's and this net's scores, which the
+reader used before, 453.  With the true heights, it reads the colours of the 14,169 layers of
+those stills' stacks 246 wrong (266 before the second POV-Ray stills, 255 without any, 300
+before that).  On the 3,144 steep points of 120 held-out pictures from 58-72 degrees by the
+other renderers (Mitsuba, Accasta and Abande, seeds 7152 and 7154, which it was never fitted
+on; POV-Ray, Accasta, seed 7151 and, on foreign prints, 7153) it reads 99 heights wrong (103
+before the second POV-Ray stills, 175 without any) and 103 of 2,198 layer colours (121, 160).
 With the steep net alone, and Accasta's thin sides weighing its word as the other games'
-(:data:`vision.heights.PATCH_THIN_WEIGHT`), the reader reads 227 points of 18 held-out sets
+(:data:`vision.heights.PATCH_THIN_WEIGHT`), the reader reads 233 points of 18 held-out sets
 (1,086 pictures from 60-75 degrees and every elevation; our renderer, Mitsuba and POV-Ray)
-wrong, three of them surer than 0.6; before Mitsuba's stills 233 (two), before the second
-POV-Ray stills, with a quarter of its word in Accasta, 263 (two), without POV-Ray's stills
-256 (four), with this net alone 372.  Of the 120 pictures by the other renderers it reads 53
-points wrong (Mitsuba's Accasta 22, Abande 12; POV-Ray's 13, on foreign prints 6), where it
-read 57 before Mitsuba's stills, 74 before the second POV-Ray stills and 108 without any; of
-Blender's 36, 45 (Accasta 32, Abande 13), none of them sure, where it read 53, one sure.  The
-steep views of one renderer's discs that a net learns carry over to another's only in part,
-and each renderer fitted on helps a little on one never fitted on.
+wrong: Accasta's 113, the other games' 120.  With the net before the second POV-Ray stills,
+and a quarter of its word in Accasta, it read 263 (151 and 112); without POV-Ray's stills 256
+(131 and 125), before that 266 (133 and 133), with the mean of this net and the steep net
+fitted unmirrored 315 (146 and 169), with this net alone 372 (189 and 183); those surer than
+0.6 are two (as before the second POV-Ray stills; four without any, five before).  Of those
+120 pictures by the other renderers it reads 57 points wrong, where it read 74 before the
+second POV-Ray stills and 108 without any (Mitsuba's Accasta 26, 32 and 44, Abande 11, 12 and
+20; POV-Ray's 13, 27 and 35, on foreign prints 7, 3 and 9): the steep views of one renderer's
+discs that a net learns carry over to another's only in part.
 A steep net fitted on the random stills alone read a white disc whose side lies in shadow in the
 Abande film of ``tests/test_live.py`` as a white disc on a black one at 0.5-0.64 in 12 frames:
 the backlit and film stills are in its fit for that.  Accasta's 2-stack ``ww`` of the committed
-accasta-5612-0025 (b3, seen from 66 degrees) is read as one disc, unsure (0.18; 0.46 before
-Mitsuba's stills, 0.68 without POV-Ray's).
+accasta-5612-0025 (b3, seen from 66 degrees) is read as one disc, unsure (0.46); without
+POV-Ray's stills, at 0.68.
 """
 
 from __future__ import annotations
