@@ -118,10 +118,14 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
     weights that overflow where the CPU has no 8-bit dot products (AVX2 without VNNI), fails
     this.  A height is clear where it is more than e**2 times as likely as the next: nearer a
     tie the copy's rounding may tip it either way, as a refit would."""
+    def session(path: Path) -> onnxruntime.InferenceSession:
+        return onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
     digest = hashlib.sha256(fitted_file.read_bytes()).hexdigest()
-    for path in (copy_file, layer_file):
-        carried = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).get_modelmeta()
-        assert carried.custom_metadata_map.get(FITTED_DIGEST_KEY) == digest, f"{path.name} is not {fitted_file.name}'s copy"
+    copy, layers = session(copy_file), session(layer_file)
+    for path, net in ((copy_file, copy), (layer_file, layers)):
+        carried = net.get_modelmeta().custom_metadata_map.get(FITTED_DIGEST_KEY)
+        assert carried == digest, f"{path.name} is not {fitted_file.name}'s copy"
     inputs = []
     for path in POVRAY:
         _, _, maps, rise, image = _sample(path)
@@ -129,12 +133,8 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
     x = np.concatenate(inputs)
     if steep:
         x = x[x[:, 3, 0, 0] < STEEP_RISE]
-
-    def run(path: Path, **feed: np.ndarray) -> list[np.ndarray]:
-        return onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feed)
-
-    fitted = run(fitted_file, patches=x)[0].astype(np.float64)
-    scores, features = run(copy_file, patches=x)
+    fitted = session(fitted_file).run(None, {"patches": x})[0].astype(np.float64)
+    scores, features = copy.run(None, {"patches": x})
     heights, copied = (log_softmax(s[:, :HEIGHTS].astype(np.float64)) for s in (fitted, scores))
     first, second = np.sort(heights, axis=1)[:, :-3:-1].T
     clear = first - second > 2.0
@@ -144,7 +144,7 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
     assert len(x) > 200 and clear.mean() > 0.95
     assert (heights.argmax(axis=1) == copied.argmax(axis=1))[clear].all()
     assert np.abs(np.exp(heights) - np.exp(copied)).max(axis=1)[clear].mean() < 0.002
-    white, said = -fitted[:, HEIGHTS + 3:], -run(layer_file, features=features)[0]
+    white, said = -fitted[:, HEIGHTS + 3:], -layers.run(None, {"features": features})[0]
     sure = np.abs(white) > 2.0
     assert sure.sum() > 2 * len(x) and ((white > 0) == (said > 0))[sure].mean() > 0.999
 
