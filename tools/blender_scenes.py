@@ -221,7 +221,7 @@ def _camera(bpy: Any, scene: Scene) -> None:
     from mathutils import Matrix
     pose = scene.pose
     R, _ = cv2.Rodrigues(pose.rvec)
-    centre = -R.T @ pose.tvec.reshape(3)
+    centre = pose.camera_position_mm()
     w, h = pose.camera.image_size
     cam = bpy.data.cameras.new("camera")
     cam.sensor_fit, cam.sensor_width = "HORIZONTAL", 36.0

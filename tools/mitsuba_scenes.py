@@ -47,7 +47,7 @@ def scene_dict(mi: Any, scene: Scene, rng: np.random.Generator, textures: Path, 
     a pinhole (board frame: mm, z up; textures are written to ``textures``)."""
     pose, spec, light = scene.pose, scene.spec, scene.lighting
     R, _ = cv2.Rodrigues(pose.rvec)
-    centre = -R.T @ pose.tvec.reshape(3)
+    centre = pose.camera_position_mm()
     w, h = pose.camera.image_size
     f = pose.camera.K[0, 0]
     half = board_half_mm(spec)

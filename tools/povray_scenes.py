@@ -232,7 +232,7 @@ def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign
     ``textures``); ``foreign``: the board printed in a :func:`foreign_print`."""
     pose, spec, light = scene.pose, scene.spec, scene.lighting
     R, _ = cv2.Rodrigues(pose.rvec)
-    centre = -R.T @ pose.tvec
+    centre = pose.camera_position_mm()
     w, h = pose.camera.image_size
     f = pose.camera.K[0, 0]
     half = board_half_mm(spec)
