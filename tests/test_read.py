@@ -134,8 +134,8 @@ def test_steep_views_count_the_patch_nets_heights_where_a_side_is_a_sliver():
     lower disc of a ``bw`` (c2) and of a ``wwb`` (b2) showed as slivers the evidence missed:
     they were read ``w`` and ``wb``.  The patch net reads c2 right, and counts for nearly as
     much as the evidence where sides are that thin (:data:`vision.heights.PATCH_THIN_WEIGHT`).
-    The steep net fitted on POV-Ray's stills too reads b2 ``wb`` again, but unsure (0.14), as
-    the rules then decide."""
+    The steep net fitted on POV-Ray's stills too read b2 ``wb`` again, but unsure (0.14), as
+    the rules then decide; fitted on films' frames and Mitsuba's stills as well, it reads b2 right."""
     errors = wrong("benchmark/abande-square-6001-0091")
     assert "c2" not in errors and set(errors) <= {"b2"}, errors
     assert all(conf < LOW_CONFIDENCE for _, _, conf in errors.values()), errors
@@ -190,7 +190,7 @@ def test_a_two_stack_seen_steeply_is_read_right_or_unsure(game, seed, index, poi
     left the last two sure (0.78 and 0.72).  Surely wrong, such a reading makes the turn that
     built the stack illegal.  The ``ww`` was read one disc at 0.68 once the steep patch net
     read Accasta's steep points (it saw one disc there); fitted on POV-Ray's stills too, it
-    leaves that reading unsure (0.46)."""
+    leaves that reading unsure (0.46; 0.34 since its fit on Mitsuba's stills)."""
     scene, image = benchmark_scene(game, index, seed)
     obs = StackReader(game, scene.pose).read(image).observation
     assert len(scene.points[point]) == 2
