@@ -142,19 +142,20 @@ renderer counted twice (``tools/mitsuba_scenes.py --size 640x480 --elevation 58-
 colours alone for 2.  Its 8-bit copy was measured on the first four games' ``--seed 9200``
 stills, Mitsuba's Accasta and ``--tall 150 --seed 9500``.
 The last fit was judged on a renderer it never saw, Blender's Cycles (``tools/blender_scenes.py
---elevation 58-78``: Accasta seed 7501, 24 pictures; Abande 7502, 12): the reader reads 47
-of those 36 pictures' points wrong instead of 62, none of them surer than 0.6, where one was.  On
+--elevation 58-78``: Accasta seed 7501, 24 pictures; Abande 7502, 12): the reader reads 47 of
+those 36 pictures' points wrong instead of 62, none of them surer than 0.6, where one was.  On
 held-out pictures of the others it reads about as before: 73 points wrong on 120 of ours
 (``--seed 6101 --elevation 58-78``, Accasta, Abande, Attangle; 73 before), 25 on 30 of
 POV-Ray's (seeds 7601-7602; 24), one more in three of the four stacking games of
-``benchmarks/vision.py --seed 6001 --count 100`` (Accasta 13, 3,700 points), and in the
-Abande film of ``tests/test_live.py`` its surest wrong reading drops from 0.59 to 0.55.  Candidates that started from the net Mitsuba's stills taught before
-(reverted: it read that film's white disc as two surely), or that averaged this net's weights
-with the one before, or that added 120 stills of Accasta's tall stacks seen steeply, each read
-the film surely wrong once or read Accasta worse.
-The figures that follow are those of the net before its last fit.  On the points seen
-steeply of 1,020 held-out stills from 60-75 degrees (seeds 6620, 6702 and 6501; 31,354 points) this net alone reads 615 heights wrong and the steep net 322 (Accasta's
-167).  Before the second POV-Ray stills it read 325 (175), fitted without POV-Ray's stills 329
+``benchmarks/vision.py --seed 6001 --count 100`` (Accasta 13, 3,700 points), and in the Abande
+film of ``tests/test_live.py`` its surest wrong reading drops from 0.59 to 0.55.  Candidates
+that started from the net Mitsuba's stills taught before (reverted: it read that film's white
+disc as two surely), or that averaged this net's weights with the one before, or that added 120
+stills of Accasta's tall stacks seen steeply, each read the film surely wrong once or read
+Accasta worse.  The figures that follow are those of the net before its last fit.  On the points
+seen steeply of 1,020 held-out stills from 60-75 degrees (seeds 6620, 6702 and 6501; 31,354
+points) this net alone reads 615 heights wrong and the steep net 322 (Accasta's 167).  Before
+the second POV-Ray stills it read 325 (175), fitted without POV-Ray's stills 329
 (180), before that 389 (215), and the mean of its and this net's scores 425; fitted on the
 first stills unmirrored, 459, and the mean of that net's and this net's scores, which the
 reader used before, 453.  With the true heights, it reads the colours of the 14,169 layers of
