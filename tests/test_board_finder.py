@@ -290,6 +290,20 @@ def test_the_start_position_shows_whites_side_even_with_the_camera_behind_black(
     assert point_errors(load_calibration(tmp_path / "b.json").pose, shot).max() < 4.0
 
 
+@pytest.mark.parametrize("image, steep", [("accasta-4-0000", True), ("accasta-5-0001-white", False)])
+def test_calibrating_the_board_tells_of_a_camera_too_steep_for_stack_heights(cli, image, steep):
+    """At setup, while the camera can still be moved: from 63 degrees up a disc's side is a few
+    pixels tall at most points, and the stacks' heights are read less surely; from 32 degrees
+    nothing is said."""
+    r = cli("calibrate", "board", f"samples/finding/{image}.jpg", "--game", "accasta")
+    assert r.returncode == 0, r.stderr
+    assert ("note: the camera looks down steeply" in r.stdout) == steep, r.stdout
+    note = json.loads(cli("calibrate", "board", f"samples/finding/{image}.jpg", "--game", "accasta", "--json").stdout)
+    assert (note["view_note"] is not None) == steep
+    if steep:
+        assert "of the 37 points" in note["view_note"]
+
+
 @pytest.mark.parametrize("name, side", [("accasta-tall", "near-right"), ("attangle-five", "near-left"),
                                         ("dim-uneven", "near"), ("crowded-low", "near"), ("glossy-above", "far"),
                                         ("lamp-aside", "right"), ("dame-kings", "left")])
