@@ -26,7 +26,9 @@ placement) and to read a frame with the pose known, on one core.  ``--find N`` a
 the board finder plus reading, and the full-stack accuracy with the found pose (turned to the truth's
 White's side).  A second table gives ``stack?`` and ``clean?`` by how steeply the camera looks
 down (:data:`ELEVATION_BANDS`): a layer's side looks thinner the steeper the view, and hidden
-layers are more common the flatter.  ``--wrong`` lists every point read wrong: the scene, the
+layers are more common the flatter.  A third gives ``stack?`` of the points holding a stack by how tall
+a layer's side looks there (:data:`SIDE_BANDS`), which the elevation, the board's distance and the
+frame's size decide together.  ``--wrong`` lists every point read wrong: the scene, the
 camera's elevation, the point, its stack and the reading, the reading's confidence, and whether
 it is sure (taken as read) or honest (right as far as it can be seen).
 
@@ -56,7 +58,7 @@ import rules  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
-from vision.reader import StackReader, out_of_sight, shown_layers  # noqa: E402
+from vision.reader import THIN_SIDE_PX, StackReader, out_of_sight, shown_layers  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import pose_from_truth, render_samples  # noqa: E402
 
@@ -114,6 +116,11 @@ def effect_argument(text: str) -> tuple[str, float]:
 
 ELEVATION_BANDS = ((0.0, 45.0), (45.0, 60.0), (60.0, 90.0))
 """Camera elevations (degrees above the board) the second table splits the images by."""
+SIDE_BANDS = ((0.0, 2.5), (2.5, THIN_SIDE_PX), (THIN_SIDE_PX, 5.0), (5.0, float("inf")))
+"""How tall a layer's side looks (pixels, :attr:`vision.stacks.StackModel.side_px`) at the
+points the third table splits the stacks by: what decides how well a height can be counted,
+more than the elevation, as the board's distance and the frame's size count too
+(:data:`vision.reader.THIN_SIDE_PX`: from there the players are told the camera is too steep)."""
 
 
 def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int] | None]:
@@ -190,6 +197,7 @@ def main() -> None:
         st["read"].append(t2 - t1)
         points = reading.observation.points
         unseen = unseen_layers(reader, truth["points"])
+        side_px = dict(zip(reader.model.names, reader.model.side_px))
         wrong = dishonest = 0
         for p, want in truth["points"].items():
             got = points.get(p)
@@ -199,6 +207,8 @@ def main() -> None:
             confidence = reading.observation.conf(p)
             right = honest(got, want, unseen[p], confidence)
             st["honest"].append(right)
+            if want:
+                st["stack_sides"].append((side_px[p], right))
             dishonest += not right
             sure = got is not None and got != want and confidence >= LOW_CONFIDENCE
             st["sure_wrong"].append(sure)
@@ -247,6 +257,11 @@ def main() -> None:
                 bands[f"{lo:g}-{hi:g}"] = {"images": len(points),
                                            "full_stack_or_unseen": float(1 - bad.sum() / points.sum()),
                                            "images_without_error_or_unseen": float(np.mean(bad == 0))}
+        sides = report[game]["by_side_px"] = {}
+        for lo, hi in SIDE_BANDS:
+            right = [r for px, r in st["stack_sides"] if lo <= px < hi]
+            if right:
+                sides[f"{lo:g}-{hi:g}"] = {"stacks": len(right), "full_stack_or_unseen": float(np.mean(right))}
         if st["found"]:
             report[game].update(found_full_stack=float(np.mean(st["found"])),
                                 find_and_read_s=statistics.median(st["find_time"]))
@@ -268,6 +283,13 @@ def main() -> None:
         cells = [r["by_elevation"].get(b) for b in bands]
         print(f"{game:16}" + "".join(f" {c['full_stack_or_unseen']:7.4f} {c['images_without_error_or_unseen']:7.4f}"
                                      f" {c['images']:5d}" if c else f" {'-':>21}" for c in cells))
+    sides = [f"{lo:g}-{hi:g}" for lo, hi in SIDE_BANDS]
+    print(f"\nstacks by how tall a layer's side looks (pixels): stack?, stacks\n{'game':16}"
+          + "".join(f" {b + ' px':>14}" for b in sides))
+    for game, r in report.items():
+        cells = [r["by_side_px"].get(b) for b in sides]
+        print(f"{game:16}" + "".join(f" {c['full_stack_or_unseen']:7.4f} {c['stacks']:6d}" if c else f" {'-':>14}"
+                                     for c in cells))
     if args.wrong:
         print("\npoints read wrong: scene, elevation (deg), point, truth, reading ('.' empty, '-' not read), "
               "confidence, sure or honest")
