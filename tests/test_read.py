@@ -481,6 +481,7 @@ def test_cli_finds_the_board_itself_with_white_at_a_slanted_side(cli):
     assert sum(got.get(p) == s for p, s in truth.items()) >= len(truth) - 2
     assert "White's side taken to be the near-right one" in r.stderr
     assert "steeply" not in r.stderr  # its stacks' sides look 7 px a layer
+    assert json.loads(r.stdout)["view_note"] is None
 
 
 def test_cli_says_which_side_it_takes_when_the_printed_cells_rule_out_the_near_one(cli):
@@ -502,7 +503,9 @@ def test_cli_tells_the_players_when_the_camera_looks_down_too_steeply(cli, calib
             "--json")
     assert r.returncode == 0, r.stderr
     assert "note: the camera looks down steeply" in r.stderr and "a lower camera shows them better" in r.stderr
-    assert json.loads(r.stdout)["readable"] is True
+    out = json.loads(r.stdout)
+    assert out["readable"] is True
+    assert out["view_note"].startswith("the camera looks down steeply")  # for a program reading it too
 
 
 def test_cli_draws_a_diagram_and_fails_on_a_hand(cli, calibration):

@@ -34,8 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "sides or a square board seen from a corner)")
     parser.add_argument("--overlay", "-o", help="draw what was read on the picture and write it here (PNG/JPEG)")
     parser.add_argument("--json", action="store_true",
-                        help='print {"game", "points", "confidence", "presence", "readable", "reason"} (presence: how '
-                             'sure it is that a point holds a stack at all, or none)')
+                        help='print {"game", "points", "confidence", "presence", "readable", "reason", "view_note"} '
+                             '(presence: how sure it is that a point holds a stack at all, or none; view_note: why '
+                             'heights are read less surely from this camera, or null)')
     parser.set_defaults(func=run)
 
 
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
         write_overlay(args.overlay, draw_reading(image, pose, geometry, reading))
     if args.json:
-        print_json(reading.to_json())
+        print_json({**reading.to_json(), "view_note": note})
     else:
         obs = reading.observation
         print(diagram(geometry, {n: obs.points.get(n, "-") for n in geometry.names}))  # "-": not seen
