@@ -120,7 +120,8 @@ SIDE_BANDS = ((0.0, 2.5), (2.5, THIN_SIDE_PX), (THIN_SIDE_PX, 5.0), (5.0, float(
 """How tall a layer's side looks (pixels, :attr:`vision.stacks.StackModel.side_px`) at the
 points the third table splits the stacks by: what decides how well a height can be counted,
 more than the elevation, as the board's distance and the frame's size count too
-(:data:`vision.reader.THIN_SIDE_PX`: from there the players are told the camera is too steep)."""
+(:data:`vision.reader.THIN_SIDE_PX`: where a quarter of the points' sides look thinner, the
+players are told the camera looks down too steeply)."""
 
 
 def unseen_layers(reader: StackReader, stacks: dict[str, str]) -> dict[str, set[int] | None]:
