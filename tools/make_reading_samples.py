@@ -5,10 +5,10 @@
 Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's ground truth:
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
-boards seen low (stacks hiding each other), dim and uneven light, glossy black tops seen
-from above under a lamp beside the camera or low at one side (they look grey), a hand
-over the board, and black men on the near-black cells of a dark (slate) board.  The same
-command always writes the same files.
+boards seen low (stacks hiding each other), a camera too low to read surely, dim and
+uneven light, glossy black tops seen from above under a lamp beside the camera or low at
+one side (they look grey), a hand over the board, and black men on the near-black cells of
+a dark (slate) board.  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -54,6 +54,11 @@ def make(name: str, seed: int) -> Sample:
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
         cam = scene.pose.camera
         scene = replace(scene, pose=look_at_pose(cam, (40.0, -470.0, 300.0), "square", (0.0, 10.0, 0.0)))
+    elif name == "too-low":
+        game = "accasta"
+        scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
+        # A camera 15 degrees up at White's side: nearer stacks hide much of each point behind.
+        scene = replace(scene, pose=look_at_pose(scene.pose.camera, (30.0, -640.0, 175.0), "hex", (0.0, 20.0, 0.0)))
     elif name == "slate-dame":
         game = "dame100"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE, board_look="slate")
@@ -94,7 +99,7 @@ def make(name: str, seed: int) -> Sample:
 
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
-           "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27}
+           "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31}
 
 
 def main() -> None:
