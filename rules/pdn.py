@@ -29,7 +29,8 @@ not kept.  The writer emits standard PDN that other draughts software reads: the
 moves wrapped at 79 columns, the result.  Writing a game that was read from our own
 output gives the same text again.
 
-Results: ``2-0``/``0-2``/``1-1`` (FMJD points) and ``1-0``/``0-1``/``1/2-1/2`` (PGN style),
+Results: ``2-0``/``0-2``/``1-1`` (FMJD points) and ``1-0``/``0-1``/``1/2-1/2`` (PGN style, the draw
+also as ``½-½``, as some databases export it),
 ``0-0`` (both lost) and ``*`` (unknown), kept as written.
 """
 
@@ -43,7 +44,7 @@ from rules.base import BLACK, WHITE, Colour, IllegalTurn
 from rules.dame import NAME_OF_SQUARE, Dame100
 from rules.record import Record, RecordError, read_turn
 
-RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
+RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "\u00bd-\u00bd", "0-0", "*")
 START_FEN = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
 LINE_WIDTH = 79
 

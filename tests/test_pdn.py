@@ -15,7 +15,7 @@ from rules.pdn import (
     START_FEN, PdnRecord, board_fen, board_from_fen, iter_games, normalise_fen, parse_fen, read_game, read_games,
     replay, write_game, write_games,
 )
-from rules.record import RecordError
+from rules.record import RecordError, parse_result
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +97,10 @@ def test_move_strength_in_brackets_and_a_placeholder_for_whites_move_are_read_pa
 
 
 def test_several_games_without_tags_and_every_result():
-    text = " ".join(f"1. 32-28 {r}" for r in ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*"))
+    text = " ".join(f"1. 32-28 {r}" for r in ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "½-½", "0-0", "*"))
     games = list(iter_games(text))
-    assert [g.result for g in games] == ["2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", None]
+    assert [g.result for g in games] == ["2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "½-½", "0-0", None]
+    assert parse_result(games[6].result).draw
     assert all(g.turns == ["32-28"] for g in games)
 
 
