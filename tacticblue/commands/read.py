@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true",
                         help='print {"game", "points", "confidence", "presence", "readable", "reason", "view_note"} '
                              '(presence: how sure it is that a point holds a stack at all, or none; view_note: why '
-                             'heights are read less surely from this camera, or null)')
+                             'this camera is read less surely (too low, or too steep for stack heights), or null)')
     parser.set_defaults(func=run)
 
 
