@@ -114,8 +114,10 @@ def effect_argument(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
 
 
-ELEVATION_BANDS = ((0.0, 45.0), (45.0, 60.0), (60.0, 90.0))
-"""Camera elevations (degrees above the board) the second table splits the images by."""
+ELEVATION_BANDS = ((0.0, 30.0), (30.0, 45.0), (45.0, 60.0), (60.0, 90.0))
+"""Camera elevations (degrees above the board) the second table splits the images by.  The
+renderer's cameras stand 30-70 degrees up; ``--elevation 10-30`` fills the first band, the
+views the reader trusts less (:data:`vision.reader.LOW_VIEW_DEG`)."""
 SIDE_BANDS = ((0.0, 2.5), (2.5, THIN_SIDE_PX), (THIN_SIDE_PX, 5.0), (5.0, float("inf")))
 """How tall a layer's side looks (pixels, :attr:`vision.stacks.StackModel.side_px`) at the
 points the third table splits the stacks by: what decides how well a height can be counted,
