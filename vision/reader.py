@@ -150,7 +150,7 @@ from the camera to it) is read less surely, down to not at all at the first; whe
 (:data:`THIN_SIDE_SHARE`) of the points in view are, the players are told the camera is too low
 (:meth:`StackReader.view_note`).  The renderer's cameras stand 30-70 degrees up; below, nearer
 discs hide more of each point and a top face is a thin sliver, and the reader had never seen
-such views.  On 320 pictures of all ten games from 10-35 degrees (``tacticblue scenes render
+such views.  On 160 pictures of all ten games from 10-35 degrees (``tacticblue scenes render
 --elevation 10-35``, seeds 9201 and 9202, 1280x720) the stacks read right, or ``?`` where hidden,
 were 43% of those seen from 6-9 degrees, 64% at 9-12, 79% at 12-15, 94-96% at 15-21, 98-99% at
 21-27 and all of them from 27 up; 7 were read wrong with a confidence of 0.6 or more, all seen
