@@ -323,6 +323,8 @@ class StackReader:
         """Per point, :func:`height_reliability` of its stacks' layers."""
         self.view_angles = view_angles_deg(pose, self.model.centres_mm)
         """Per point, how far above the board the camera sees it (degrees, :func:`view_angles_deg`)."""
+        self.sight = view_trust(self.view_angles)
+        """Per point, how far its reading can be trusted from there (:func:`view_trust`)."""
         self.patch_maps, self.patch_rise = patch_frames(self.model)
         """Per point, where its picture is cut out for the patch net, and how far a layer rises
         there (:func:`vision.stack_net.patch_frames`)."""
@@ -336,13 +338,14 @@ class StackReader:
         to count their discs; None otherwise."""
         model = self.model
         seen = model.in_view >= MIN_IN_VIEW
+        many = THIN_SIDE_SHARE * max(seen.sum(), 1)
         low = seen & (self.view_angles < LOW_VIEW_DEG[1])
-        if low.sum() >= THIN_SIDE_SHARE * max(seen.sum(), 1):
+        if low.sum() >= many:
             return (f"the camera is low: it sees {low.sum()} of the {seen.sum()} points from under "
                     f"{LOW_VIEW_DEG[1]:g} degrees above the board, where nearer discs hide them and their tops look thin, "
                     "so they are read less surely (a camera 30-60 degrees up sees them better)")
         thin = seen & (model.side_px < THIN_SIDE_PX)
-        if model.max_height < 2 or thin.sum() < THIN_SIDE_SHARE * max(seen.sum(), 1):
+        if model.max_height < 2 or thin.sum() < many:
             return None
         return (f"the camera looks down steeply: a disc's side looks under {THIN_SIDE_PX:g} px tall (at "
                 f"{TUNED_PX_PER_MM:g} px a millimetre) on {thin.sum()} of the {seen.sum()} points, so stack heights "
@@ -411,7 +414,7 @@ class StackReader:
         readings = [_layer_levels(model, heights, masks, stack_colours(model, frame, heights, at, per_disc))
                     for at, per_disc in ((offsets, discs), (np.zeros_like(offsets), np.zeros_like(discs)))]
         reference = reference_brightness(frame)
-        where, reliability, sight = self.where, self.reliability, view_trust(self.view_angles)
+        where, reliability, sight = self.where, self.reliability, self.sight
         tops, sides = readings[0]
         seen = np.isfinite(tops)
         top_layer_at = (every, np.maximum(heights - 1, 0))  # each point's top layer
