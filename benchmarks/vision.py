@@ -148,7 +148,7 @@ def honest(got: str | None, want: str, unseen: set[int] | None, confidence: floa
     """Whether ``got`` reads the truth ``want`` as far as it can be seen (``unseen``: its
     :func:`unseen_layers`): every layer right or ``?`` where unseen; where nothing of it can
     be seen, also not read, or read with a ``confidence`` of 0 (not seen)."""
-    if unseen is None and (got is None or confidence == 0.0):
+    if unseen is None and (got is None or float(confidence) == 0.0):
         return True
     if got is None:
         return False
@@ -213,12 +213,12 @@ def main() -> None:
             if want:
                 st["stack_sides"].append((side_px[p], right))
             dishonest += not right
-            sure = got is not None and got != want and confidence >= LOW_CONFIDENCE
+            sure = bool(got is not None and got != want and confidence >= LOW_CONFIDENCE)
             st["sure_wrong"].append(sure)
             wrong += got != want
             if got != want:
-                st["wrong"].append({"scene": name, "elevation": round(pose.elevation_deg(), 1), "point": p,
-                                    "truth": want, "read": got, "confidence": round(confidence, 3),
+                st["wrong"].append({"scene": name, "elevation": round(float(pose.elevation_deg()), 1), "point": p,
+                                    "truth": want, "read": got, "confidence": round(float(confidence), 3),
                                     "sure": sure, "honest": right})
         st["image"].append(wrong == 0)
         st["honest_image"].append(dishonest == 0)

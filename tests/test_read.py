@@ -4,6 +4,9 @@ tools/make_reading_samples.py) and on bad input, through the library and the CLI
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -27,7 +30,8 @@ from vision.synth.photo import random_photo_look
 from vision.synth.rig import rig_at
 from vision.synth.scene import Scene, pose_from_truth, random_scene, render_image, sample_rng
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "reading"
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples" / "reading"
 
 
 @lru_cache(maxsize=None)
@@ -522,6 +526,23 @@ def test_a_camera_too_low_reads_nothing_surely_and_says_so(cli, calibration):
     wrong = [p for p, s in truth.items() if out["points"].get(p) != s]
     assert len(wrong) >= 5
     assert all(out["confidence"][p] < LOW_CONFIDENCE for p in wrong)
+
+
+def test_the_benchmark_lists_the_points_read_wrong_as_json(tmp_path):
+    """``benchmarks/vision.py --wrong --json`` on too-low (a scene with stacks read wrong): each
+    wrong point, as the truth and reading have it, how sure and whether honest (before, a
+    NumPy truth value in the list stopped the JSON with a traceback)."""
+    for part in ("jpg", "json"):
+        shutil.copy(SAMPLES / f"too-low.{part}", tmp_path)
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vision.py"), "--dir", str(tmp_path), "--count", "1",
+                        "--wrong", "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)["accasta"]
+    truth = sample("too-low")[1]["points"]
+    assert len(report["wrong"]) >= 5 and report["sure_and_wrong"] == 0.0
+    for w in report["wrong"]:
+        assert w["scene"] == "too-low" and w["truth"] == truth[w["point"]] != w["read"]
+        assert w["sure"] is False and isinstance(w["honest"], bool) and 0.0 <= w["confidence"] < LOW_CONFIDENCE
 
 
 def test_cli_draws_a_diagram_and_fails_on_a_hand(cli, calibration):
