@@ -198,7 +198,11 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     :func:`patch_weight` (more where a layer's side is thin) to choose
     the heights, its odds of a stack at all by up to :data:`PATCH_EMPTY_WEIGHT`; asked only
     where the evidence is less sure than :data:`PATCH_NEEDED_NATS` (and
-    :data:`PATCH_NEEDED_SLIVER_NATS` where sides are slivers).  The probabilities returned
+    :data:`PATCH_NEEDED_SLIVER_NATS` where sides are slivers), and about every point where the
+    count decides (``total``): there a point read surely by the evidence alone would otherwise
+    take a disc the count lacks at a lower cost than the net's word gives it (Accasta, seen from
+    61 degrees: a stack of 3 read as 5, where two of 3 read as 2 were the ones to grow; of 300
+    held-out scenes, 2 read better, none worse, a frame about 2 ms slower).  The probabilities returned
     are the evidence's alone: the net may change which height is read, never make a reading
     surer (the two often fail together, where a lower disc shows as a sliver: on 60 POV-Ray
     Abande scenes the weighed probabilities read 12 points wrong surely, the evidence's alone
@@ -221,7 +225,10 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     todo = every
     lines = line_contrast(model, frame)
     built = np.ones(width, bool) if fold is None else fold.sum(axis=0) > 0
-    needed = PATCH_NEEDED_NATS + PATCH_NEEDED_SLIVER_NATS * sliver(model.side_px)
+    # Where the count decides, it moves a disc to the point whose reading that costs least,
+    # which it can weigh only where every point's heights weigh the net's word alike.
+    needed = (np.full(n, np.inf) if total is not None
+              else PATCH_NEEDED_NATS + PATCH_NEEDED_SLIVER_NATS * sliver(model.side_px))
     settled = total is None
     while True:
         while len(todo):
