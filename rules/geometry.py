@@ -27,7 +27,7 @@ intersections, the 8 x 8 middle cells or the 7 x 7 middle intersections.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -52,7 +52,19 @@ class BoardSpec:
     square_frame_mm: float = 20.0
     """Width of the frame around the 10 x 10 cells."""
     piece_diameter_mm: float = 29.0
+    """Across one disc."""
     piece_height_mm: float = 7.0
+    """One disc's thickness: what a stack rises per disc."""
+
+    def with_discs(self, discs: tuple[float, float] | None) -> "BoardSpec":
+        """This board with discs ``(diameter, thickness)`` in mm instead; itself when None.
+
+        >>> BoardSpec().with_discs((32.0, 8.5)).piece_height_mm
+        8.5
+        """
+        if discs is None:
+            return self
+        return replace(self, piece_diameter_mm=float(discs[0]), piece_height_mm=float(discs[1]))
 
     def to_dict(self) -> dict[str, float]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}

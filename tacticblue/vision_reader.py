@@ -12,10 +12,12 @@ or without the board gives no observation.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rules import Board
+from rules.geometry import DEFAULT_SPEC
 from tacticblue.session import Reading
 from tacticblue.sources import Frame
 
@@ -27,10 +29,13 @@ SEARCH_EVERY_S = 1.0
 class VisionReader:
     """Reads frames of ``board``'s game (see the module docstring)."""
 
-    def __init__(self, board: Board[Any], calibration: Path | None = None, white_side: str = "near") -> None:
+    def __init__(self, board: Board[Any], calibration: Path | None = None, white_side: str = "near",
+                 discs: tuple[float, float] | None = None) -> None:
         self.board = board
         self.calibration = calibration
         self.white_side = white_side
+        self.discs = discs
+        """The discs' diameter and thickness (mm) the players gave, over the calibration's."""
         self._tracker: Any = None
         self._stacks: Any = None
         self._next_search = 0.0
@@ -51,10 +56,11 @@ class VisionReader:
             from calibration.board_file import load_calibration
 
             pose = load_calibration(self.calibration, geometry.kind, size).pose
+            pose = replace(pose, spec=pose.spec.with_discs(self.discs))
         else:
             try:
                 found = locate_board(image, geometry.kind, white_side=self.white_side,
-                                     start=(geometry, self.board.visible()))
+                                     spec=DEFAULT_SPEC.with_discs(self.discs), start=(geometry, self.board.visible()))
             except BoardNotFound:
                 return "lost"
             pose = found.pose

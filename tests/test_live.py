@@ -817,6 +817,43 @@ def test_a_folder_of_photos_one_per_move_is_refereed_with_photos(cli, tmp_path):
     assert "the game is kept after 0 turns" in out.stdout
 
 
+def test_photos_of_discs_of_another_size_are_refereed_when_told(cli, tmp_path):
+    """Photos after each of the Accasta rulebook game's first six turns, of discs 32 mm across
+    and 9 mm thick (the box's are taken to be 29 x 7), by one camera: told the discs
+    (``--discs``), the replay records those turns; read as the box's discs, stacks are read a disc
+    too tall or too short, unsure, and no turn fits."""
+    from dataclasses import replace
+
+    from rules.geometry import BoardSpec
+    from vision.synth.photo import develop, jpeg, random_photo_look
+    from vision.synth.render import render_linear
+    from vision.synth.rig import rig_at
+    from vision.synth.scene import random_scene
+
+    turns = record_turns("accasta")[0][:6]
+    rng = np.random.default_rng(5)
+    board = new_game("accasta")
+    scene = random_scene("accasta", rng, points=board.visible(), size=(960, 540),
+                         spec=BoardSpec().with_discs((32.0, 9.0)), azimuth_deg=0.0, rig=rig_at((40.0, 50.0)))
+    photo = replace(random_photo_look(rng), defocus_px=0.5, motion_px=0.0, jpeg_quality=90)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for k in range(len(turns) + 1):
+        if k:
+            board.push(board.parse_turn(turns[k - 1]))
+        image = develop(render_linear(replace(scene, points=board.visible()))[0], photo, np.random.default_rng(k))
+        (photos / f"{k:02d}.jpg").write_bytes(jpeg(image, photo.jpeg_quality))
+
+    def recorded(*options: str) -> list[str]:
+        out = cli("replay", photos, "--photos", "--game", "accasta", "--json", "--journal", tmp_path / f"j{len(options)}",
+                  *options)
+        assert out.returncode == 0, out.stderr
+        return [e["turn"] for e in events(out.stdout) if e["event"] == "turn"]
+
+    assert recorded("--discs", "32x9") == turns
+    assert recorded() == []
+
+
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):
     from test_panel_emulator import Emulator
 

@@ -20,6 +20,7 @@ import rules
 import vision.heights
 from calibration.board_file import BoardCalibration
 from calibration.camera import BoardPose, CameraModel
+from rules.geometry import DEFAULT_SPEC
 from rules.infer import LOW_CONFIDENCE, Observation
 from vision.hands import HandFinder
 from vision.heights import height_model, read_heights
@@ -544,6 +545,58 @@ def test_the_benchmark_lists_the_points_read_wrong_as_json(tmp_path):
     for w in report["wrong"]:
         assert w["scene"] == "too-low" and w["truth"] == truth[w["point"]] != w["read"]
         assert w["sure"] is False and isinstance(w["honest"], bool) and 0.0 <= w["confidence"] < LOW_CONFIDENCE
+
+
+def test_discs_of_another_size_are_read_right_when_told(cli, tmp_path):
+    """thick-discs: accasta-tall's stacks in discs 32 mm across and 9 mm thick, where the box's
+    are taken to be 29 x 7.  Read as the box's, a disc rises 1.3 of one and stacks are read too
+    tall; told the discs (``--discs``, over the calibration's), every point is read right."""
+    truth = sample("thick-discs")[1]
+    assert truth["camera"]["spec"]["piece_height_mm"] == 9.0
+    board = tmp_path / "board.json"  # calibrated without --discs: the box's discs
+    BoardCalibration(replace(pose_from_truth(truth), spec=DEFAULT_SPEC), "accasta").save(board)
+
+    def wrong(*options: str) -> list[str]:
+        r = cli("read", str(SAMPLES / "thick-discs.jpg"), "--game", "accasta", "--calibration", str(board), "--json",
+                *options)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        return [p for p, s in truth["points"].items() if out["points"].get(p) != s]
+
+    untold = wrong()
+    assert len(untold) >= 4
+    assert wrong("--discs", "32x9") == []
+
+
+def test_calibrate_board_keeps_the_discs_it_is_told(cli, tmp_path):
+    """``calibrate board --discs`` writes the discs into the calibration, and reading with it
+    reads thick-discs' stacks right (a1's 5-stack, half hidden, unsure at most)."""
+    board = tmp_path / "board.json"
+    r = cli("calibrate", "board", str(SAMPLES / "thick-discs.jpg"), "--game", "accasta", "--white-side", "near-right",
+            "--discs", "32x9", "-o", str(board), "--json")
+    assert r.returncode == 0, r.stderr
+    spec = json.loads(board.read_text())["pose"]["spec"]
+    assert (spec["piece_diameter_mm"], spec["piece_height_mm"]) == (32.0, 9.0)
+    r = cli("read", str(SAMPLES / "thick-discs.jpg"), "--game", "accasta", "--calibration", str(board), "--json")
+    out, truth = json.loads(r.stdout), sample("thick-discs")[1]["points"]
+    wrong = [p for p, s in truth.items() if out["points"].get(p) != s]
+    assert set(wrong) <= {"a1"} and all(out["confidence"][p] < LOW_CONFIDENCE for p in wrong)
+
+
+@pytest.mark.parametrize("command", ["read", "calibrate", "replay"])
+@pytest.mark.parametrize("discs, says", [("29", "as 29x7, not '29'"), ("29x7x3", "as 29x7"),
+                                         ("0x7", "10-60 mm across and 2-25 mm thick"),
+                                         ("29xnan", "10-60 mm across and 2-25 mm thick"),
+                                         ("39x8", "discs 39 mm across do not fit on the square board, whose points "
+                                                  "are 38 mm apart")])
+def test_discs_that_cannot_be_are_one_clear_line(cli, tmp_path, command, discs, says):
+    image, journal = str(SAMPLES / "dame-kings.jpg"), tmp_path / "journal"
+    args = {"read": ["read", image], "calibrate": ["calibrate", "board", image],
+            "replay": ["replay", str(ROOT / "samples" / "video" / "accasta-rulebook.mp4"), "--no-window",
+                       "--journal", str(journal)]}[command]
+    r = cli(*args, "--game", "dame100", "--discs", discs)
+    assert r.returncode == 2 and says in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not journal.exists()
 
 
 def test_cli_draws_a_diagram_and_fails_on_a_hand(cli, calibration):

@@ -1,14 +1,14 @@
 """Render the committed sample pictures of stack reading (samples/reading/), seeded.
 
-    python3 tools/make_reading_samples.py [--out samples/reading]
+    python3 tools/make_reading_samples.py [NAME ...] [--out samples/reading]
 
 Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's ground truth:
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
 boards seen low (stacks hiding each other), a camera too low to read surely, dim and
 uneven light, glossy black tops seen from above under a lamp beside the camera or low at
-one side (they look grey), a hand over the board, and black men on the near-black cells of
-a dark (slate) board.  The same command always writes the same files.
+one side (they look grey), a hand over the board, black men on the near-black cells of a dark
+(slate) board, and discs thicker and wider than the box's.  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import look_at_pose  # noqa: E402
 from rules import GAMES, new_game  # noqa: E402
+from rules.geometry import BoardSpec  # noqa: E402
 from vision.synth.photo import develop, jpeg, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
 from vision.synth.hand import hand_capsules  # noqa: E402
@@ -49,6 +50,10 @@ def make(name: str, seed: int) -> Sample:
         if cannot:
             raise SystemExit(f"{name}: {game} cannot build the stacks on {', '.join(cannot)}")
         scene = random_scene(game, rng, points=points, size=SIZE)
+    elif name == "thick-discs":
+        # Discs of another set, thicker and wider than the box's: read right only when told so.
+        game, points = POSITIONS["accasta-tall"]
+        scene = random_scene(game, rng, points=points, size=SIZE, spec=BoardSpec().with_discs((32.0, 9.0)))
     elif name == "crowded-low":
         game = "dame100"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
@@ -99,16 +104,21 @@ def make(name: str, seed: int) -> Sample:
 
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
-           "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31}
+           "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31,
+           "thick-discs": 41}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help="render only these samples (default: all)")
     parser.add_argument("--out", type=Path, default=Path("samples/reading"))
     args = parser.parse_args()
+    unknown = [n for n in args.names if n not in SAMPLES]
+    if unknown:
+        parser.error(f"no sample {unknown[0]!r}; the samples are {', '.join(SAMPLES)}")
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, seed in SAMPLES.items():
-        make(name, seed).write(args.out)
+    for name in args.names or SAMPLES:
+        make(name, SAMPLES[name]).write(args.out)
         print(f"wrote {args.out / name}.jpg")
 
 

@@ -39,6 +39,49 @@ def frame_size(text: str) -> tuple[int, int]:
     return w, h
 
 
+DISC_RANGE_MM = ((10.0, 60.0), (2.0, 25.0))
+"""The discs' diameter and thickness ``--discs`` accepts (mm)."""
+
+
+def disc_size(text: str) -> tuple[float, float]:
+    """The discs' size written ``DIAMETERxTHICKNESS`` in millimetres, as ``29x7`` or
+    ``31.5x8`` (an argparse type).
+
+    >>> disc_size("31.5x8")
+    (31.5, 8.0)
+    """
+    try:
+        diameter, thickness = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give the discs' diameter and thickness in millimetres, as 29x7, "
+                                         f"not {text!r}") from None
+    (d_lo, d_hi), (t_lo, t_hi) = DISC_RANGE_MM
+    if not (d_lo <= diameter <= d_hi and t_lo <= thickness <= t_hi):  # also false for nan
+        raise argparse.ArgumentTypeError(f"discs are {d_lo:g}-{d_hi:g} mm across and {t_lo:g}-{t_hi:g} mm thick; "
+                                         f"{text!r} is not")
+    return diameter, thickness
+
+
+def add_discs_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--discs`` option of the commands that read stacks."""
+    parser.add_argument("--discs", type=disc_size, metavar="DxT",
+                        help="your discs' diameter and thickness in millimetres, as measured (default: 29x7, or "
+                             "what the calibration file says); stack heights are read by them")
+
+
+def board_spec(discs: tuple[float, float] | None, kind: str, spec: Any = None) -> Any:
+    """``spec`` (:class:`rules.geometry.BoardSpec`; default the box's) with the ``--discs`` given,
+    refused in one line where such discs do not fit between the points of the ``kind`` of board."""
+    from rules.geometry import DEFAULT_SPEC
+
+    spec = (spec or DEFAULT_SPEC).with_discs(discs)
+    spacing = spec.hex_spacing_mm if kind == "hex" else spec.cell_mm
+    if spec.piece_diameter_mm >= spacing:
+        raise CLIError(f"--discs: discs {spec.piece_diameter_mm:g} mm across do not fit on the {kind} board, whose "
+                       f"points are {spacing:g} mm apart")
+    return spec
+
+
 def finite_number(text: str, what: str, zero_allowed: bool) -> float:
     """``text`` as a finite number, 0 or more (``zero_allowed``) or above 0, for an argparse
     type: float() reads "nan" and "inf", which no time or length means.  ``what`` says in the

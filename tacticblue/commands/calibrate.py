@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tacticblue.commands import CLIError, finite_number, print_json, write_overlay
+from tacticblue.commands import CLIError, add_discs_argument, board_spec, finite_number, print_json, write_overlay
 
 if TYPE_CHECKING:
     from rules.geometry import Geometry
@@ -45,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                             "the pieces of the start position override it when they are clear")
     board.add_argument("--corners", nargs="+", metavar="X,Y",
                        help="the board border's corners in pixels (4 square, 6 hex), when finding fails")
+    add_discs_argument(board)
     board.add_argument("-o", "--output", help="write the calibration to this file")
     board.add_argument("--json", action="store_true", help="print the result as JSON")
     board.set_defaults(func=run_board)
@@ -201,8 +202,9 @@ def run_board(args: argparse.Namespace) -> int:
         if problem:
             raise CLIError(f"--corners: {problem}")
     method = "manual" if outline is not None else "auto"
+    spec = board_spec(args.discs, kind)
     try:
-        found = locate_board(image, kind, camera, white_side=args.white_side, outline=outline,
+        found = locate_board(image, kind, camera, spec=spec, white_side=args.white_side, outline=outline,
                              start=(geometry, start) if start else None)
         pose, how, support = found.pose, found.orientation, found.fit.support
     except BoardNotFound as e:
@@ -210,7 +212,7 @@ def run_board(args: argparse.Namespace) -> int:
             raise CLIError(f"{e}; give the border's corners with --corners X,Y ... "
                            "or check the picture with 'calibrate show'") from None
         # The user's corners are trusted when the grid cannot confirm them (e.g. covered by pieces).
-        (pose, how), support = outline_pose(image, kind, outline, camera, args.white_side), 0.0
+        (pose, how), support = outline_pose(image, kind, outline, camera, args.white_side, spec=spec), 0.0
     calib = BoardCalibration(pose, args.game, args.white_side, method, camera is not None)
     if args.output:
         calib.save(args.output)

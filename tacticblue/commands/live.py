@@ -23,10 +23,10 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from rules import Board, new_game
+from rules import GAMES, Board, new_game
 from rules.base import Outcome
 from rules.infer import Observation
-from tacticblue.commands import CLIError, add_game_argument, frame_size, seconds
+from tacticblue.commands import CLIError, add_discs_argument, add_game_argument, board_spec, frame_size, seconds
 from tacticblue.commands.panel import add_led_arguments, open_game_panel
 from tacticblue.journal import Journal, JournalError, export_record, replay_journal
 from tacticblue.session import Event, Reading, Session
@@ -49,6 +49,7 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--white-side", default="near", choices=WHITE_SIDES,
                    help="where White sits as the camera sees it, when the start position cannot show it "
                         "(default: near)")
+    add_discs_argument(p)
     p.add_argument("--journal", type=Path, metavar="FILE",
                    help="write the journal here (default: a new file in $XDG_DATA_HOME/tacticblue/journals)")
     p.add_argument("--resume", type=Path, metavar="JOURNAL", help="continue the game of this journal")
@@ -238,7 +239,8 @@ def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
         return TruthReader.load(args.truth, board)
     from tacticblue.vision_reader import VisionReader
 
-    return VisionReader(board, args.calibration, args.white_side)
+    board_spec(args.discs, board.geometry.kind)  # a resumed game's board, known from its journal
+    return VisionReader(board, args.calibration, args.white_side, args.discs)
 
 
 class TruthReader:
@@ -339,6 +341,8 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         args.no_window = True
     if args.game is None and args.resume is None:
         raise CLIError("give --game (or --resume a journal)")
+    if args.game is not None:
+        board_spec(args.discs, GAMES[args.game].geometry.kind)  # discs that cannot stand there, before a journal opens
     if args.record is not None:
         check_record_path(args.record)
     headless = not args.no_window and sys.platform.startswith("linux") and not (

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tacticblue.commands import CLIError, add_game_argument, print_json, write_overlay
+from tacticblue.commands import CLIError, add_discs_argument, add_game_argument, board_spec, print_json, write_overlay
 
 if TYPE_CHECKING:
     from rules.infer import Observation
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="where White sits as the camera sees it, when the board is found in the picture "
                              "(default: the side nearest the camera; near-left etc. for a hex board's slanted "
                              "sides or a square board seen from a corner)")
+    add_discs_argument(parser)
     parser.add_argument("--overlay", "-o", help="draw what was read on the picture and write it here (PNG/JPEG)")
     parser.add_argument("--json", action="store_true",
                         help='print {"game", "points", "confidence", "presence", "readable", "reason", "view_note"} '
@@ -53,9 +55,11 @@ def run(args: argparse.Namespace) -> int:
     size = (image.shape[1], image.shape[0])
     if args.calibration:
         pose = load_calibration(args.calibration, geometry.kind, size).pose
+        pose = replace(pose, spec=board_spec(args.discs, geometry.kind, pose.spec))
     else:
         try:
-            found = locate_board(image, geometry.kind, white_side=args.white_side)
+            found = locate_board(image, geometry.kind, white_side=args.white_side,
+                                 spec=board_spec(args.discs, geometry.kind))
         except BoardNotFound as e:
             raise CLIError(f"{e}; calibrate the board with 'tacticblue calibrate board' and pass --calibration") from None
         pose = found.pose
