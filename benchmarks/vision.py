@@ -7,6 +7,7 @@
     python3 benchmarks/vision.py --elevation 60-70   # only cameras looking down steeply
     python3 benchmarks/vision.py --size 1920x1080    # as a 1080p camera takes them
     python3 benchmarks/vision.py --games accasta --count 40 --wrong   # and every point read wrong
+    python3 benchmarks/vision.py --discs 31x8 [--read-as 29x7]   # discs of another size, told (or not)
 
 Scenes come from the renderer (every camera placement, board look, lighting and photo
 effect it draws, at 1280x720 unless ``--size``) or from folders written by ``tacticblue scenes render`` or by
@@ -44,6 +45,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -55,8 +57,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 cv2.setNumThreads(1)
 
 import rules  # noqa: E402
+from rules.geometry import DEFAULT_SPEC  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
-from tacticblue.commands import frame_size  # noqa: E402
+from tacticblue.commands import disc_size, frame_size  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import THIN_SIDE_PX, StackReader, out_of_sight, shown_layers  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
@@ -71,7 +74,8 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
         return
     rig = rig_at(args.elevation)
     for game in args.games:
-        for s in render_samples(game, args.count, args.seed, size=args.size or (1280, 720), rig=rig):
+        spec = DEFAULT_SPEC.with_discs(args.discs)
+        for s in render_samples(game, args.count, args.seed, size=args.size or (1280, 720), rig=rig, spec=spec):
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
 
 
@@ -173,10 +177,16 @@ def main() -> None:
     parser.add_argument("--size", type=frame_size, metavar="WxH",
                         help="render the scenes at this frame size (default 1280x720; not with --dir)")
     parser.add_argument("--wrong", action="store_true", help="also list every point read wrong")
+    parser.add_argument("--discs", type=disc_size, metavar="DxT",
+                        help="render discs of this diameter and thickness (mm; default the box's 29x7; not with --dir)")
+    parser.add_argument("--read-as", type=disc_size, metavar="DxT",
+                        help="read the scenes as if their discs were of this size, as a reader not told theirs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.elevation and args.dir:
         parser.error("--elevation chooses the cameras of rendered scenes; it cannot be used with --dir")
+    if args.discs and args.dir:
+        parser.error("--discs is the size of rendered scenes' discs; a folder's scenes say theirs")
     if args.size and args.dir:
         parser.error("--size is the frame size of rendered scenes; it cannot be used with --dir")
     for d in args.dir or ():
@@ -191,6 +201,7 @@ def main() -> None:
         game = truth["game"]
         st = stats[game]
         pose = pose_from_truth(truth)
+        pose = replace(pose, spec=pose.spec.with_discs(args.read_as))
         t0 = time.perf_counter()
         reader = StackReader(game, pose)
         t1 = time.perf_counter()

@@ -12,6 +12,7 @@ import pytest
 from conftest import one_line_error
 
 from calibration.camera import CameraModel, look_at_pose
+from rules import GAMES
 from vision.synth import PhotoLook, develop, pose_from_truth, random_scene, render_linear, render_samples, scene_truth
 from vision.board_model import board_model
 from vision.synth.render import DiscFinish, Lighting, stack_discs
@@ -185,6 +186,33 @@ def test_cli_render_keeps_the_camera_within_the_elevation_asked_for(cli, tmp_pat
         assert len(elevations) == 4 and all(59.5 < e < 66.5 for e in elevations), elevations
 
 
+def test_cli_render_draws_discs_of_the_size_asked_for(cli, tmp_path):
+    """``--discs``: the same scene (seed, straight above) with discs 33 mm across and 9 mm thick
+    instead of the box's 29 x 7: its truth says so, and the two pictures differ on a ring 15.5 mm
+    from the discs' centres, which only the wider discs cover, far more than on their tops."""
+    images, truths = {}, {}
+    for discs in ("29x7", "33x9"):
+        r = cli("scenes", "render", "--game", "dame100", "--seed", "5", "--size", "960x540", "--discs", discs,
+                "--top-down", "yes", "--out", str(tmp_path / discs))
+        assert r.returncode == 0, r.stderr
+        path = next((tmp_path / discs).glob("*.json"))
+        truths[discs], images[discs] = json.loads(path.read_text()), cv2.imread(str(path.with_suffix(".jpg")))
+    spec = truths["33x9"]["camera"]["spec"]
+    assert (spec["piece_diameter_mm"], spec["piece_height_mm"]) == (33.0, 9.0)
+    pose = pose_from_truth(truths["29x7"])
+    positions = GAMES["dame100"].geometry.positions_mm(pose.spec)
+    centres = np.array([positions[n] for n, s in truths["29x7"]["points"].items() if s])
+    angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+
+    def change(radius_mm: float) -> float:
+        ring = (centres[:, None, :] + radius_mm * np.stack([np.cos(angles), np.sin(angles)], -1)).reshape(-1, 2)
+        px = np.round(pose.project(np.column_stack([ring, np.zeros(len(ring))]))).astype(int)
+        a, b = (images[d][px[:, 1], px[:, 0]].astype(float) for d in ("29x7", "33x9"))
+        return float(np.abs(a - b).mean())
+
+    assert change(15.5) > 3 * change(6.0)
+
+
 def test_cli_render_rejects_bad_input(cli, tmp_path):
     r = cli("scenes", "render", "--game", "chess", "--out", str(tmp_path))
     assert r.returncode == 2 and "unknown game" in r.stderr
@@ -195,6 +223,8 @@ def test_cli_render_rejects_bad_input(cli, tmp_path):
         assert "elevation must" in one_line_error(r)
     r = cli("scenes", "render", "--game", "alva", "--elevation", "50-60", "--top-down", "yes", "--out", str(tmp_path))
     assert r.returncode == 2 and "--top-down" in r.stderr
+    r = cli("scenes", "render", "--game", "dame100", "--discs", "39x8", "--out", str(tmp_path / "set"))
+    assert "discs 39 mm across do not fit on the square board" in one_line_error(r)
     assert not list(tmp_path.iterdir())
 
 

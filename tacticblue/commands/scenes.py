@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from tacticblue.commands import CLIError, frame_size, make_folder, print_json
+from tacticblue.commands import CLIError, board_spec, disc_size, frame_size, make_folder, print_json
 
 
 def _game(text: str) -> str:
@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                    help="how high the camera looks down at the board, degrees above the table "
                         "(default: the renderer's whole range; not with --top-down yes)")
+    p.add_argument("--discs", type=disc_size, metavar="DxT",
+                   help="discs of this diameter and thickness in millimetres (default: the box's, 29x7)")
     p.add_argument("--json", action="store_true", help="print one JSON line per image")
     p.set_defaults(func=cmd_render)
     _add_video_parser(ssub)
@@ -71,6 +73,7 @@ def elevation_range(text: str) -> tuple[float, float]:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from vision.synth import render_samples
+    from rules import GAMES
     from vision.synth.rig import rig_at
 
     if args.count < 1:
@@ -79,10 +82,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     top_down = {"yes": True, "no": False, "auto": None}[args.top_down]
     if args.elevation and args.top_down == "yes":
         raise CLIError("--elevation is for a camera at the side; leave it out with --top-down yes")
+    spec = board_spec(args.discs, GAMES[args.game].geometry.kind)
     make_folder(args.out)
     start = time.perf_counter()
     for sample in render_samples(args.game, args.count, args.seed, args.size, top_down, args.look,
-                                 rig=rig_at(args.elevation)):
+                                 rig=rig_at(args.elevation), spec=spec):
         sample.write(args.out)
         if args.json:
             print_json({"image": str(args.out / f"{sample.name}.jpg"), "truth": str(args.out / f"{sample.name}.json"),

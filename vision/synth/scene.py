@@ -145,16 +145,18 @@ def render_samples(game: str, count: int, seed: int, size: tuple[int, int] | Non
                    top_down: bool | None = None, board_look: str | None = None,
                    position: Callable[[np.random.Generator], dict[str, str]] | None = None,
                    rig: RigRange = DEFAULT_RIG,
-                   lighting: Callable[[Scene, np.random.Generator], Lighting] | None = None) -> Iterator[Sample]:
+                   lighting: Callable[[Scene, np.random.Generator], Lighting] | None = None,
+                   spec: BoardSpec = DEFAULT_SPEC) -> Iterator[Sample]:
     """``count`` random photos of a game with their ground truth, reproducible from ``seed``
     (``position``: draws each photo's position; by default a random game's; ``rig``: the
     ranges the camera is drawn from; ``lighting``: draws each photo's light for its scene, by
-    default :func:`random_lighting`)."""
+    default :func:`random_lighting`; ``spec``: the board and discs)."""
     game_info(game)
     for i in range(count):
         rng = sample_rng(game, seed, i)
         points = None if position is None else position(rng)
-        scene = random_scene(game, rng, points=points, size=size, top_down=top_down, board_look=board_look, rig=rig)
+        scene = random_scene(game, rng, points=points, size=size, top_down=top_down, board_look=board_look, rig=rig,
+                             spec=spec)
         if lighting is not None:
             scene = replace(scene, lighting=lighting(scene, rng))
         photo = random_photo_look(rng)
