@@ -7,7 +7,10 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rules.geometry import BoardSpec
 
 
 class CLIError(Exception):
@@ -69,7 +72,7 @@ def add_discs_argument(parser: argparse.ArgumentParser) -> None:
                              "what the calibration file says); stack heights are read by them")
 
 
-def board_spec(discs: tuple[float, float] | None, kind: str, spec: Any = None) -> Any:
+def board_spec(discs: tuple[float, float] | None, kind: str, spec: BoardSpec | None = None) -> BoardSpec:
     """``spec`` (:class:`rules.geometry.BoardSpec`; default the box's) with the ``--discs`` given,
     refused in one line where such discs do not fit between the points of the ``kind`` of board."""
     from rules.geometry import DEFAULT_SPEC
