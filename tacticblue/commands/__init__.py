@@ -65,11 +65,14 @@ def disc_size(text: str) -> tuple[float, float]:
     return diameter, thickness
 
 
-def add_discs_argument(parser: argparse.ArgumentParser) -> None:
-    """The ``--discs`` option of the commands that read stacks."""
+def add_discs_argument(parser: argparse.ArgumentParser, calibrating: bool = False) -> None:
+    """The ``--discs`` option of the commands that read stacks (``calibrating``: of the one that
+    writes it into a calibration file)."""
     parser.add_argument("--discs", type=disc_size, metavar="DxT",
-                        help="your discs' diameter and thickness in millimetres, as measured (default: 29x7, or "
-                             "what the calibration file says); stack heights are read by them")
+                        help="your discs' diameter and thickness in millimetres, as measured; stack heights are "
+                             "read by them " + ("(default: the box's, 29x7; kept in the calibration file)"
+                                                if calibrating else "(default: the calibration file's, else the "
+                                                                    "box's 29x7)"))
 
 
 def board_spec(discs: tuple[float, float] | None, kind: str, spec: BoardSpec | None = None) -> BoardSpec:

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                             "the pieces of the start position override it when they are clear")
     board.add_argument("--corners", nargs="+", metavar="X,Y",
                        help="the board border's corners in pixels (4 square, 6 hex), when finding fails")
-    add_discs_argument(board)
+    add_discs_argument(board, calibrating=True)
     board.add_argument("-o", "--output", help="write the calibration to this file")
     board.add_argument("--json", action="store_true", help="print the result as JSON")
     board.set_defaults(func=run_board)

@@ -72,8 +72,8 @@ def elevation_range(text: str) -> tuple[float, float]:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from vision.synth import render_samples
     from rules import GAMES
+    from vision.synth import render_samples
     from vision.synth.rig import rig_at
 
     if args.count < 1:
