@@ -52,8 +52,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import BoardPose, CameraModel  # noqa: E402
-from rules.geometry import BoardSpec, board_outline_mm, hex_geometry, hex_lines  # noqa: E402
-from tacticblue.commands import frame_size  # noqa: E402
+from rules.geometry import DEFAULT_SPEC, BoardSpec, board_outline_mm, hex_geometry, hex_lines  # noqa: E402
+from tacticblue.commands import disc_size, frame_size  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.synth.games import game_names  # noqa: E402
 from vision.synth.looks import board_half_mm, board_texture, table_texture  # noqa: E402
@@ -159,9 +159,11 @@ def pinhole(pose: BoardPose) -> BoardPose:
     return replace(pose, camera=CameraModel(K, np.zeros(5), (w, h)))
 
 
-def pinhole_scene(game: str, rng: np.random.Generator, size: tuple[int, int] | None, rig: RigRange) -> Scene:
-    """A random scene of ``game`` (:func:`vision.synth.scene.random_scene`) seen by its camera's :func:`pinhole`."""
-    scene = random_scene(game, rng, size=size, rig=rig)
+def pinhole_scene(game: str, rng: np.random.Generator, size: tuple[int, int] | None, rig: RigRange,
+                  spec: BoardSpec = DEFAULT_SPEC) -> Scene:
+    """A random scene of ``game`` (:func:`vision.synth.scene.random_scene`; ``spec``: the board
+    and discs) seen by its camera's :func:`pinhole`."""
+    scene = random_scene(game, rng, size=size, rig=rig, spec=spec)
     return replace(scene, pose=pinhole(scene.pose))
 
 
@@ -197,7 +199,7 @@ Renderer = Callable[[Scene, np.random.Generator, Path, bool], np.ndarray]
 def render_stills(description: str, render: Renderer, default_seed: int, needs: str, install: str) -> None:
     """The command line of tools/mitsuba_scenes.py and tools/blender_scenes.py, one for both so
     that their flags, names and truth stay the same: ``--game --count --seed --first --size
-    --foreign-print --elevation --out``; scene ``i`` of ``--seed`` is drawn by
+    --foreign-print --elevation --discs --out``; scene ``i`` of ``--seed`` is drawn by
     :func:`vision.synth.scene.sample_rng`, seen by a :func:`pinhole`, drawn by ``render`` and
     written as ``GAME-SEED-IIII`` (:func:`write_still`).  Exits saying how to ``install`` it
     when the module ``needs`` cannot be imported."""
@@ -211,6 +213,7 @@ def render_stills(description: str, render: Renderer, default_seed: int, needs: 
                         help="print the board in a random style of tools/povray_scenes.py's own")
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                         help="only cameras LO-HI degrees above the table, as for tacticblue scenes render")
+    parser.add_argument("--discs", type=disc_size, metavar="DxT", help=DISCS_HELP)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     try:
@@ -222,9 +225,12 @@ def render_stills(description: str, render: Renderer, default_seed: int, needs: 
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.first, args.first + args.count):
             rng = sample_rng(args.game, args.seed, i)
-            scene = pinhole_scene(args.game, rng, args.size, rig_at(args.elevation))
+            scene = pinhole_scene(args.game, rng, args.size, rig_at(args.elevation), DEFAULT_SPEC.with_discs(args.discs))
             image = render(scene, rng, Path(tmp), args.foreign_print)
             write_still(out / f"{args.game}-{args.seed}-{i:04d}", scene, image, rng)
+
+
+DISCS_HELP = "discs of this diameter and thickness in millimetres (default: the box's, 29x7)"
 
 
 def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> str:
@@ -300,14 +306,15 @@ def render(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool
 
 
 def render_film(game: str, seed: int, plies: int, size: tuple[int, int] | None, textures: Path,
-                rig: RigRange = DEFAULT_RIG, foreign: bool = False) -> tuple[dict[str, Any], list[np.ndarray]]:
+                rig: RigRange = DEFAULT_RIG, foreign: bool = False, spec: BoardSpec = DEFAULT_SPEC
+                ) -> tuple[dict[str, Any], list[np.ndarray]]:
     """A random game of up to ``plies`` turns (:func:`vision.synth.video.game_plies`) traced as a
-    time-lapse: one camera, board, lamp and set of discs, one picture per position (``foreign``:
-    see :func:`scene_source`).  The header is the truth :func:`vision.synth.video.render_video`
-    gives a film (game, camera, turns, positions)."""
+    time-lapse: one camera, board, lamp and set of discs (``spec``), one picture per position
+    (``foreign``: see :func:`scene_source`).  The header is the truth
+    :func:`vision.synth.video.render_video` gives a film (game, camera, turns, positions)."""
     board, turns = game_plies(game, None, plies, seed)
     rng = np.random.default_rng([seed, 31])
-    scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, rig=rig)
+    scene = random_scene(game, rng, points=board.visible(), size=size, top_down=False, rig=rig, spec=spec)
     scene = replace(scene, pose=pinhole(scene.pose))
     looks = int(rng.integers(2**31))  # the materials, lamps and exposure: the same in every picture
     positions = [board.visible()]
@@ -347,6 +354,7 @@ def main() -> None:
                         help="print the board in a random style of this tool's own, not one of the renderer's looks")
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
                         help="only cameras LO-HI degrees above the table, as for tacticblue scenes render")
+    parser.add_argument("--discs", type=disc_size, metavar="DxT", help=DISCS_HELP)
     parser.add_argument("--film", type=int, metavar="PLIES",
                         help="write time-lapse films of random games of PLIES turns instead (NAME.mp4, truth NAME.json)")
     parser.add_argument("--out", required=True)
@@ -359,18 +367,18 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     textures = out / ".textures"
     textures.mkdir(exist_ok=True)
-    rig = rig_at(args.elevation)
+    rig, spec = rig_at(args.elevation), DEFAULT_SPEC.with_discs(args.discs)
     for i in range(args.first, args.first + args.count):
         rng = sample_rng(args.game, args.seed, i)
         name = f"{args.game}-{args.seed}-{i:04d}"
         if args.film:
             header, images = render_film(args.game, int(rng.integers(2**31)), args.film, args.size, textures, rig,
-                                         args.foreign_print)
+                                         args.foreign_print, spec)
             write_time_lapse(images, out / f"{name}.mp4", seed=i)
             (out / f"{name}.json").write_text(json.dumps(header, indent=1) + "\n")
             print(name, flush=True)
             continue
-        scene = pinhole_scene(args.game, rng, args.size, rig)
+        scene = pinhole_scene(args.game, rng, args.size, rig, spec)
         write_still(out / name, scene, render(scene, rng, textures, args.foreign_print), rng)
 
 
