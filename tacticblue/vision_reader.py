@@ -43,6 +43,9 @@ class VisionReader:
         self._area: Any = None
         self._told = False
         """Whether the players have had :meth:`vision.reader.StackReader.view_note` (once a game)."""
+        self._set_up: dict[str, str] | None = None
+        """The position the pieces showed when the board was found, until a frame is read: its
+        heights tell whether the discs are the size the reader takes (:func:`vision.discs.discs_note`)."""
 
     def _start(self, image: Any) -> str:
         """Find the pose in the first frame; ``"steady"`` or ``"lost"``."""
@@ -64,7 +67,9 @@ class VisionReader:
             except BoardNotFound:
                 return "lost"
             pose = found.pose
-            if found.orientation != "pieces":
+            if found.orientation == "pieces":
+                self._set_up = self.board.visible()
+            else:
                 self._note = (f"{white_side_note(pose, found.orientation, self.white_side)}: the pieces do not show it "
                               "(if White sits elsewhere, start again with --white-side " + "|".join(WHITE_SIDES) + ")")
         self._tracker = BoardTracker(pose)
@@ -106,4 +111,12 @@ class VisionReader:
         if not reading.readable:
             return Reading(None, hand=reading.hand, reason=None if reading.hand else reading.reason, status=status,
                            overlay=pose, note=note, area=self._area)
+        if self._set_up is not None:
+            from vision.discs import discs_note
+
+            # Where the view hides heights the players have been told to move the camera first.
+            off = None if self._stacks.view_note() else discs_note(reading.observation, self._set_up, pose.spec)
+            self._set_up = None
+            if off:
+                note = off if note is None else f"{note}; {off}"
         return Reading(reading.observation, status=status, overlay=pose, note=note, area=self._area)

@@ -821,7 +821,8 @@ def test_photos_of_discs_of_another_size_are_refereed_when_told(cli, tmp_path):
     """Photos after each of the Accasta rulebook game's first six turns, of discs 32 mm across
     and 9 mm thick (the box's are taken to be 29 x 7), by one camera: told the discs
     (``--discs``), the replay records those turns; read as the box's discs, stacks are read a disc
-    too tall or too short, unsure, and no turn fits."""
+    too tall or too short, unsure, and no turn fits, and the players are told, on the first photo,
+    that the start position's stacks are read taller than they stand and to give --discs."""
     from dataclasses import replace
 
     from rules.geometry import BoardSpec
@@ -844,14 +845,17 @@ def test_photos_of_discs_of_another_size_are_refereed_when_told(cli, tmp_path):
         image = develop(render_linear(replace(scene, points=board.visible()))[0], photo, np.random.default_rng(k))
         (photos / f"{k:02d}.jpg").write_bytes(jpeg(image, photo.jpeg_quality))
 
-    def recorded(*options: str) -> list[str]:
+    def recorded(*options: str) -> tuple[list[str], list[str]]:
         out = cli("replay", photos, "--photos", "--game", "accasta", "--json", "--journal", tmp_path / f"j{len(options)}",
                   *options)
         assert out.returncode == 0, out.stderr
-        return [e["turn"] for e in events(out.stdout) if e["event"] == "turn"]
+        return ([e["turn"] for e in events(out.stdout) if e["event"] == "turn"],
+                [line for line in out.stderr.splitlines() if "--discs" in line])
 
-    assert recorded("--discs", "32x9") == turns
-    assert recorded() == []
+    assert recorded("--discs", "32x9") == (turns, [])
+    untold, told = recorded()
+    assert untold == [] and len(told) == 1
+    assert "stacks on the board are read taller than they stand: if your discs are not 29 mm across" in told[0]
 
 
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):

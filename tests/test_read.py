@@ -585,6 +585,25 @@ def test_calibrate_board_keeps_the_discs_it_is_told(cli, tmp_path):
     assert set(wrong) <= {"a1"} and all(out["confidence"][p] < LOW_CONFIDENCE for p in wrong)
 
 
+def test_calibrate_board_says_when_the_start_positions_stacks_read_at_other_heights(cli):
+    """start-32x9: Accasta's start position in discs 32 x 9 mm, seen from 51 degrees.  Calibrated
+    for the box's discs, most of its 18 stacks read taller than they stand, and the players are
+    told to measure a disc and give --discs; calibrated with it, nothing is said."""
+    image = str(SAMPLES / "start-32x9.jpg")
+    r = cli("calibrate", "board", image, "--game", "accasta", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["orientation_from"] == "pieces" and out["view_note"] is None
+    off, seen = (int(w) for w in out["discs_note"].split()[:4:3])
+    assert seen == 18 and off >= 9
+    assert "stacks on the board are read taller than they stand: if your discs are not 29 mm across and 7 mm thick, " \
+           "measure one and give --discs" in out["discs_note"]
+    r = cli("calibrate", "board", image, "--game", "accasta")
+    assert "note: " + out["discs_note"] in r.stdout
+    r = cli("calibrate", "board", image, "--game", "accasta", "--discs", "32x9", "--json")
+    assert json.loads(r.stdout)["discs_note"] is None
+
+
 @pytest.mark.parametrize("command", ["read", "calibrate", "replay"])
 @pytest.mark.parametrize("discs, says", [("29", "as 29x7, not '29'"), ("29x7x3", "as 29x7"),
                                          ("0x7", "10-60 mm across and 2-25 mm thick"),

@@ -8,7 +8,7 @@ the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, c
 boards seen low (stacks hiding each other), a camera too low to read surely, dim and
 uneven light, glossy black tops seen from above under a lamp beside the camera or low at
 one side (they look grey), a hand over the board, black men on the near-black cells of a dark
-(slate) board, and discs thicker and wider than the box's.  The same command always writes the same files.
+(slate) board, and discs thicker and wider than the box's (also in the start position).  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from rules import GAMES, new_game  # noqa: E402
 from rules.geometry import BoardSpec  # noqa: E402
 from vision.synth.photo import develop, jpeg, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
+from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.hand import hand_capsules  # noqa: E402
 from vision.synth.scene import Sample, random_scene, scene_truth  # noqa: E402
 
@@ -54,6 +55,11 @@ def make(name: str, seed: int) -> Sample:
         # Discs of another set, thicker and wider than the box's: read right only when told so.
         game, points = POSITIONS["accasta-tall"]
         scene = random_scene(game, rng, points=points, size=SIZE, spec=BoardSpec().with_discs((32.0, 9.0)))
+    elif name == "start-32x9":
+        # The start position in those discs, as calibrate board sees it before a game.
+        game = "accasta"
+        scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE,
+                             spec=BoardSpec().with_discs((32.0, 9.0)), rig=rig_at((35.0, 50.0)))
     elif name == "crowded-low":
         game = "dame100"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
@@ -105,7 +111,7 @@ def make(name: str, seed: int) -> Sample:
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
            "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31,
-           "thick-discs": 41}
+           "thick-discs": 41, "start-32x9": 43}
 
 
 def main() -> None:

@@ -181,6 +181,7 @@ def run_board(args: argparse.Namespace) -> int:
     from calibration.board_file import BoardCalibration
     from calibration.intrinsics import load_camera, read_image
     from vision.board_finder import BoardNotFound, board_model, clockwise, locate_board, outline_pose, white_side_note
+    from vision.discs import discs_note
     from vision.reader import StackReader
 
     image = read_image(args.image)
@@ -216,17 +217,23 @@ def run_board(args: argparse.Namespace) -> int:
     calib = BoardCalibration(pose, args.game, args.white_side, method, camera is not None)
     if args.output:
         calib.save(args.output)
-    # Told at setup, while the camera can still be moved, not first during the game.
-    view = StackReader(args.game, pose).view_note() if args.game else None
+    # Told at setup, while the camera can still be moved and the discs' size said, not first
+    # during the game: the discs only where the start position stands (the pieces showed it)
+    # and the view lets heights be read.
+    reader = StackReader(args.game, pose) if args.game else None
+    view = reader.view_note() if reader else None
+    discs = (discs_note(reader.read(image).observation, start, pose.spec)
+             if reader and start and how == "pieces" and view is None else None)
     info: dict[str, Any] = {**calib.to_dict(), "orientation_from": how, "grid_support": round(support, 3),
-                            "elevation_deg": round(pose.elevation_deg(), 1), "view_note": view}
+                            "elevation_deg": round(pose.elevation_deg(), 1), "view_note": view, "discs_note": discs}
     if args.json:
         print_json(info)
     else:
         print(f"{kind} board found ({method}): {support:.0%} of the grid seen, camera {pose.elevation_deg():.0f} "
               f"degrees above the board, {white_side_note(pose, how, args.white_side)}")
-        if view:
-            print(f"note: {view}")
+        for note in (view, discs):
+            if note:
+                print(f"note: {note}")
         if args.output:
             print(f"wrote {args.output}")
     return 0
