@@ -1,12 +1,14 @@
 """The game journal: every accepted turn on disk at once, so a crash loses nothing.
 
 A journal is a UTF-8 text file of JSON lines.  The first line is a header
-``{"type": "header", "format": "tacticblue-journal", "version": 1, "game": G, ...}``;
+``{"type": "header", "format": "tacticblue-journal", "version": 1, "game": G, ...}`` (with
+``"discs": [DIAMETER, THICKNESS]`` in mm where the players gave their discs' size);
 then one line per event: ``{"type": "turn", "ply": n, "turn": NOTATION, "t": seconds}``,
 ``{"type": "undo", "ply": n, "t": seconds}`` for a take-back of the last turn,
 ``{"type": "misread", "ply": n, "point": P, "stack": S, "read": R, "t": seconds}`` for a
 reading the players confirmed wrong (the record has ``S`` at ``P``, the camera reads ``R``),
-and ``{"type": "end", "result": {...}}``.  Each line is written with a single ``write``,
+``{"type": "discs", "discs": [DIAMETER, THICKNESS]}`` where a resumed game is read with
+another size of discs than before, and ``{"type": "end", "result": {...}}``.  Each line is written with a single ``write``,
 flushed and ``fsync``-ed before the turn is announced.
 
 Reading checks every line and replays the turns through the rules, so a journal that
@@ -48,6 +50,9 @@ class JournalContents:
     stack read); one whose point a later turn changed is gone."""
     torn_tail: str | None = None
     """A last line cut off by a crash, ignored; ``None`` when the file ended cleanly."""
+    discs: tuple[float, float] | None = None
+    """The discs' diameter and thickness (mm) the players last gave (``--discs``), if ever:
+    a resumed game is read with them."""
 
 
 def read_journal(path: Path) -> JournalContents:
@@ -89,9 +94,12 @@ def read_journal(path: Path) -> JournalContents:
         board = new_game(contents.game)
     except ValueError as e:
         raise JournalError(f"{path}: {e}") from None
+    contents.discs = _discs(head, path, 1)
     for n, entry in enumerate(entries[1:], 2):
         kind = entry["type"]
-        if kind == "turn":
+        if kind == "discs":
+            contents.discs = _discs(entry, path, n)
+        elif kind == "turn":
             try:
                 board.push(board.parse_turn(str(entry.get("turn"))))
             except IllegalTurn as e:
@@ -115,6 +123,17 @@ def read_journal(path: Path) -> JournalContents:
         else:
             raise JournalError(f"{path}, line {n}: unknown entry type {kind!r}")
     return contents
+
+
+def _discs(entry: dict[str, Any], path: Path, n: int) -> tuple[float, float] | None:
+    """The discs' size an entry (the header, or a ``discs`` entry on line ``n``) gives, if any."""
+    if "discs" not in entry and entry["type"] == "header":
+        return None
+    size = entry.get("discs")
+    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, (int, float)) and 0 < v < 100
+                                                              for v in size)):
+        raise JournalError(f"{path}, line {n}: the discs' size {size!r} is not a diameter and thickness in mm")
+    return float(size[0]), float(size[1])
 
 
 def _standing(misread: dict[str, tuple[str, str]], board: Board[Any]) -> dict[str, tuple[str, str]]:
@@ -172,6 +191,10 @@ class Journal:
     def misread(self, ply: int, point: str, stack: str, read: str, t: float | None = None) -> None:
         self._write({"type": "misread", "ply": ply, "point": point, "stack": stack, "read": read,
                      **({"t": round(t, 3)} if t is not None else {})})
+
+    def discs(self, size: tuple[float, float]) -> None:
+        """The discs' diameter and thickness (mm) the game is read with from now on."""
+        self._write({"type": "discs", "discs": list(size)})
 
     def end(self, result: dict[str, Any] | None) -> None:
         self._write({"type": "end", "result": result})

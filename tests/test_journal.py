@@ -49,6 +49,29 @@ def test_resume_continues_after_a_write_cut_off_by_a_crash(tmp_path):
     assert read_journal(path).turns == ACCASTA[:3]
 
 
+def test_the_discs_the_players_gave_are_remembered_and_a_later_size_wins(tmp_path):
+    path = tmp_path / "game.jsonl"
+    j = Journal.create(path, "accasta", discs=[32.0, 9.0])
+    j.turn(1, ACCASTA[0])
+    assert read_journal(path).discs == (32.0, 9.0)
+    j.discs((31.5, 8.0))
+    j.turn(2, ACCASTA[1])
+    j.close()
+    contents = read_journal(path)
+    assert contents.discs == (31.5, 8.0) and contents.turns == ACCASTA[:2]
+    assert read_journal(_journal_with(tmp_path / "plain.jsonl", ACCASTA[:1]).path).discs is None
+
+
+@pytest.mark.parametrize("size", ["[32, 9, 1]", "[32, -9]", '"32x9"', "[32, null]"])
+def test_a_journal_whose_discs_are_no_size_is_refused_naming_the_line(tmp_path, size):
+    path = tmp_path / "game.jsonl"
+    _journal_with(path, ACCASTA[:1]).close()
+    with open(path, "a") as f:
+        f.write('{"type": "discs", "discs": ' + size + "}\n")
+    with pytest.raises(JournalError, match="line 3: the discs' size .* is not a diameter and thickness in mm"):
+        read_journal(path)
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda lines: lines[:1] + ["{not json"] + lines[1:], "line 2: corrupt"),
     (lambda lines: [lines[0].replace('"version": 1', '"version": 7')] + lines[1:], "version 7"),

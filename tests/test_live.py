@@ -822,7 +822,8 @@ def test_photos_of_discs_of_another_size_are_refereed_when_told(cli, tmp_path):
     and 9 mm thick (the box's are taken to be 29 x 7), by one camera: told the discs
     (``--discs``), the replay records those turns; read as the box's discs, stacks are read a disc
     too tall or too short, unsure, and no turn fits, and the players are told, on the first photo,
-    that the start position's stacks are read taller than they stand and to give --discs."""
+    that the start position's stacks are read taller than they stand and to give --discs.  Stopped
+    and resumed from the journal, the game goes on with the discs given at its start."""
     from dataclasses import replace
 
     from rules.geometry import BoardSpec
@@ -856,6 +857,20 @@ def test_photos_of_discs_of_another_size_are_refereed_when_told(cli, tmp_path):
     untold, told = recorded()
     assert untold == [] and len(told) == 1
     assert "stacks on the board are read taller than they stand: if your discs are not 29 mm across" in told[0]
+
+    # Stopped after three turns and resumed without --discs: the journal remembers them.
+    for part, photo_range in (("a", range(0, 4)), ("b", range(3, 7))):
+        (tmp_path / part).mkdir()
+        for k in photo_range:
+            (tmp_path / part / f"{k:02d}.jpg").write_bytes((photos / f"{k:02d}.jpg").read_bytes())
+    first = cli("replay", tmp_path / "a", "--photos", "--game", "accasta", "--discs", "32x9", "--json",
+                "--journal", tmp_path / "j")
+    assert first.returncode == 0, first.stderr
+    assert read_journal(tmp_path / "j").turns == turns[:3]
+    second = cli("replay", tmp_path / "b", "--photos", "--resume", tmp_path / "j", "--json")
+    assert second.returncode == 0, second.stderr
+    assert "discs 32x9 mm, as the journal says (--discs to change them)" in second.stderr
+    assert read_journal(tmp_path / "j").turns == turns
 
 
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):

@@ -135,12 +135,17 @@ def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str],
             raise CLIError(f"{args.resume} is a {contents.game} game, not {args.game}")
         args.game = contents.game
         notes = [f"resumed {args.resume}: {len(contents.turns)} turns played"]
+        if args.discs is None and contents.discs is not None:
+            args.discs = contents.discs
+            notes.append(f"discs {args.discs[0]:g}x{args.discs[1]:g} mm, as the journal says (--discs to change them)")
+        elif args.discs is not None and args.discs != contents.discs:
+            journal.discs(args.discs)
         if contents.torn_tail is not None:
             notes.append(f"a half-written last line was moved to {args.resume}.torn")
         return replay_journal(contents), journal, notes, contents.misread
     path = args.journal or default_journal_path(args.game)
     try:
-        journal = Journal.create(path, args.game)
+        journal = Journal.create(path, args.game, **({"discs": list(args.discs)} if args.discs else {}))
     except JournalError as e:
         raise CLIError(str(e)) from None
     return new_game(args.game), journal, [f"journal: {path}"], {}
