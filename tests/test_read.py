@@ -588,7 +588,8 @@ def test_calibrate_board_keeps_the_discs_it_is_told(cli, tmp_path):
 def test_calibrate_board_says_when_the_start_positions_stacks_read_at_other_heights(cli):
     """start-32x9: Accasta's start position in discs 32 x 9 mm, seen from 51 degrees.  Calibrated
     for the box's discs, most of its 18 stacks read taller than they stand, and the players are
-    told to measure a disc and give --discs; calibrated with it, nothing is said."""
+    told to measure a disc and give --discs, with the size the picture suggests (within 2.5 mm
+    across and 1 mm thick here); calibrated with it, nothing is said."""
     image = str(SAMPLES / "start-32x9.jpg")
     r = cli("calibrate", "board", image, "--game", "accasta", "--json")
     assert r.returncode == 0, r.stderr
@@ -598,10 +599,14 @@ def test_calibrate_board_says_when_the_start_positions_stacks_read_at_other_heig
     assert seen == 18 and off >= 9
     assert "stacks on the board are read taller than they stand: if your discs are not 29 mm across and 7 mm thick, " \
            "measure one and give --discs" in out["discs_note"]
+    diameter, thickness = out["discs_suggested"]  # from the picture, confirmed by the start read with it
+    assert abs(diameter - 32) <= 2.5 and abs(thickness - 9) <= 1
+    assert out["discs_note"].endswith(f"; the picture suggests --discs {diameter:g}x{thickness:g}, which reads "
+                                      "the start position right")
     r = cli("calibrate", "board", image, "--game", "accasta")
     assert "note: " + out["discs_note"] in r.stdout
     r = cli("calibrate", "board", image, "--game", "accasta", "--discs", "32x9", "--json")
-    assert json.loads(r.stdout)["discs_note"] is None
+    assert json.loads(r.stdout)["discs_note"] is None and json.loads(r.stdout)["discs_suggested"] is None
 
 
 @pytest.mark.parametrize("command", ["read", "calibrate", "replay"])

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -181,7 +182,7 @@ def run_board(args: argparse.Namespace) -> int:
     from calibration.board_file import BoardCalibration
     from calibration.intrinsics import load_camera, read_image
     from vision.board_finder import BoardNotFound, board_model, clockwise, locate_board, outline_pose, white_side_note
-    from vision.discs import discs_note
+    from vision.discs import discs_note, estimate_discs
     from vision.reader import StackReader
 
     image = read_image(args.image)
@@ -224,8 +225,17 @@ def run_board(args: argparse.Namespace) -> int:
     view = reader.view_note() if reader else None
     discs = (discs_note(reader.read(image).observation, start, pose.spec)
              if reader and start and how == "pieces" and view is None else None)
+    guess = None
+    if discs and start:
+        # A size the picture suggests, offered where the start position reads right with it.
+        size = estimate_discs(image, pose, args.game, start)
+        sized = replace(pose, spec=pose.spec.with_discs(size))
+        if discs_note(StackReader(args.game, sized).read(image).observation, start, sized.spec) is None:
+            guess = size
+            discs += f"; the picture suggests --discs {size[0]:g}x{size[1]:g}, which reads the start position right"
     info: dict[str, Any] = {**calib.to_dict(), "orientation_from": how, "grid_support": round(support, 3),
-                            "elevation_deg": round(pose.elevation_deg(), 1), "view_note": view, "discs_note": discs}
+                            "elevation_deg": round(pose.elevation_deg(), 1), "view_note": view, "discs_note": discs,
+                            "discs_suggested": list(guess) if guess else None}
     if args.json:
         print_json(info)
     else:
