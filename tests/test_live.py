@@ -871,6 +871,9 @@ def test_photos_of_discs_of_another_size_are_refereed_when_told(cli, tmp_path):
     assert second.returncode == 0, second.stderr
     assert "discs 32x9 mm, as the journal says (--discs to change them)" in second.stderr
     assert read_journal(tmp_path / "j").turns == turns
+    bad = cli("replay", tmp_path / "b", "--photos", "--resume", tmp_path / "j", "--discs", "55x8")
+    assert "discs 55 mm across do not fit on the hex board, whose points are 50 mm apart" in one_line_error(bad)
+    assert read_journal(tmp_path / "j").discs == (32.0, 9.0)
 
 
 def test_the_led_panel_shows_the_last_turn(cli, tmp_path):

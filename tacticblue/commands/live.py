@@ -134,6 +134,11 @@ def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str],
             journal.close()
             raise CLIError(f"{args.resume} is a {contents.game} game, not {args.game}")
         args.game = contents.game
+        try:
+            board_spec(args.discs, GAMES[args.game].geometry.kind)  # discs given that cannot stand there
+        except CLIError:
+            journal.close()
+            raise
         notes = [f"resumed {args.resume}: {len(contents.turns)} turns played"]
         if args.discs is None and contents.discs is not None:
             args.discs = contents.discs
@@ -143,6 +148,7 @@ def open_game(args: argparse.Namespace) -> tuple[Board[Any], Journal, list[str],
         if contents.torn_tail is not None:
             notes.append(f"a half-written last line was moved to {args.resume}.torn")
         return replay_journal(contents), journal, notes, contents.misread
+    board_spec(args.discs, GAMES[args.game].geometry.kind)  # discs that cannot stand there, before a journal opens
     path = args.journal or default_journal_path(args.game)
     try:
         journal = Journal.create(path, args.game, **({"discs": list(args.discs)} if args.discs else {}))
@@ -244,7 +250,6 @@ def make_reader(args: argparse.Namespace, board: Board[Any]) -> Any:
         return TruthReader.load(args.truth, board)
     from tacticblue.vision_reader import VisionReader
 
-    board_spec(args.discs, board.geometry.kind)  # a resumed game's board, known from its journal
     return VisionReader(board, args.calibration, args.white_side, args.discs)
 
 
@@ -346,8 +351,6 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         args.no_window = True
     if args.game is None and args.resume is None:
         raise CLIError("give --game (or --resume a journal)")
-    if args.game is not None:
-        board_spec(args.discs, GAMES[args.game].geometry.kind)  # discs that cannot stand there, before a journal opens
     if args.record is not None:
         check_record_path(args.record)
     headless = not args.no_window and sys.platform.startswith("linux") and not (
