@@ -223,25 +223,25 @@ def run_board(args: argparse.Namespace) -> int:
     # and the view lets heights be read.
     reader = StackReader(args.game, pose) if args.game else None
     view = reader.view_note() if reader else None
-    discs = (discs_note(reader.read(image).observation, start, pose.spec)
-             if reader and start and how == "pieces" and view is None else None)
+    size_note = (discs_note(reader.read(image).observation, start, pose.spec)
+                 if reader and start and how == "pieces" and view is None else None)
     guess = None
-    if discs and start:
+    if size_note and start:
         # A size the picture suggests, offered where the start position reads right with it.
         size = estimate_discs(image, pose, args.game, start)
         sized = replace(pose, spec=pose.spec.with_discs(size))
         if discs_note(StackReader(args.game, sized).read(image).observation, start, sized.spec) is None:
             guess = size
-            discs += f"; the picture suggests --discs {size[0]:g}x{size[1]:g}, which reads the start position right"
+            size_note += f"; the picture suggests --discs {size[0]:g}x{size[1]:g}, which reads the start position right"
     info: dict[str, Any] = {**calib.to_dict(), "orientation_from": how, "grid_support": round(support, 3),
-                            "elevation_deg": round(pose.elevation_deg(), 1), "view_note": view, "discs_note": discs,
-                            "discs_suggested": list(guess) if guess else None}
+                            "elevation_deg": round(pose.elevation_deg(), 1), "view_note": view,
+                            "discs_note": size_note, "discs_suggested": list(guess) if guess else None}
     if args.json:
         print_json(info)
     else:
         print(f"{kind} board found ({method}): {support:.0%} of the grid seen, camera {pose.elevation_deg():.0f} "
               f"degrees above the board, {white_side_note(pose, how, args.white_side)}")
-        for note in (view, discs):
+        for note in (view, size_note):
             if note:
                 print(f"note: {note}")
         if args.output:
