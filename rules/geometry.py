@@ -36,6 +36,11 @@ BoardKind = Literal["hex", "square"]
 FILES = "abcdefghijklmnopqrstuvwxyz"
 
 
+DISC_RANGE_MM = ((10.0, 60.0), (2.0, 25.0))
+"""The diameters and thicknesses (mm) a set of discs may have: what ``--discs`` accepts and
+the sizes :func:`vision.discs.estimate_discs` searches."""
+
+
 @dataclass(frozen=True)
 class BoardSpec:
     """Physical measurements of a tactic blue board and its pieces, in millimetres.

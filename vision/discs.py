@@ -26,7 +26,7 @@ import numpy as np
 
 import rules
 from calibration.camera import BoardPose
-from rules.geometry import BoardSpec
+from rules.geometry import DISC_RANGE_MM, BoardSpec
 from rules.infer import Observation
 from vision.stacks import FrameSamples, StackModel, outline_evidence, outline_strength
 
@@ -89,10 +89,11 @@ def estimate_discs(image: np.ndarray, pose: BoardPose, game: str, position: Mapp
         foot = ev[:, model.max_height, 3]
         return float(top.mean() + foot.mean())
 
+    (d_lo, d_hi), (t_lo, t_hi) = DISC_RANGE_MM
     diameter, thickness = pose.spec.piece_diameter_mm, pose.spec.piece_height_mm
     for d_step, t_step in SEARCH_STEPS_MM:
-        diameter = max((diameter + k * d_step for k in range(-3, 4) if 10 <= diameter + k * d_step <= 60),
+        diameter = max((diameter + k * d_step for k in range(-3, 4) if d_lo <= diameter + k * d_step <= d_hi),
                        key=lambda d: shown(d, thickness))
-        thickness = max((thickness + k * t_step for k in range(-3, 4) if 2 <= thickness + k * t_step <= 25),
+        thickness = max((thickness + k * t_step for k in range(-3, 4) if t_lo <= thickness + k * t_step <= t_hi),
                         key=lambda t: shown(diameter, t))
     return diameter, thickness

@@ -42,10 +42,6 @@ def frame_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-DISC_RANGE_MM = ((10.0, 60.0), (2.0, 25.0))
-"""The discs' diameter and thickness ``--discs`` accepts (mm)."""
-
-
 def disc_size(text: str) -> tuple[float, float]:
     """The discs' size written ``DIAMETERxTHICKNESS`` in millimetres, as ``29x7`` or
     ``31.5x8`` (an argparse type).
@@ -58,6 +54,8 @@ def disc_size(text: str) -> tuple[float, float]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"give the discs' diameter and thickness in millimetres, as 29x7, "
                                          f"not {text!r}") from None
+    from rules.geometry import DISC_RANGE_MM
+
     (d_lo, d_hi), (t_lo, t_hi) = DISC_RANGE_MM
     if not (d_lo <= diameter <= d_hi and t_lo <= thickness <= t_hi):  # also false for nan
         raise argparse.ArgumentTypeError(f"discs are {d_lo:g}-{d_hi:g} mm across and {t_lo:g}-{t_hi:g} mm thick; "
