@@ -1,8 +1,9 @@
 """Frame sources: a camera, a video file or a folder of frames, all read the same way.
 
 A source yields :class:`Frame` objects (BGR ``uint8`` image, time in seconds since the
-start).  When a camera stops delivering (unplugged) or a video ends, iteration stops and
-``source.ended_by`` says why, so the live session can keep the game and say so.
+start).  A camera that stops delivering (unplugged, its network down) is waited for a while;
+when it is not back, or a video ends, iteration stops and ``source.ended_by`` says why, so
+the live session can keep the game and say so.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -37,12 +38,19 @@ class FrameSource:
     ended_by: str | None = None
     note: str | None = None
     """Something the user should know about the source (a camera giving smaller frames than asked)."""
+    on_note: Callable[[float, str], None] | None = None
+    """Told, as it happens, what the players should know while the source yields no frames (a
+    camera waited for), with the time (seconds, as the frames')."""
 
     def __iter__(self) -> Iterator[Frame]:
         raise NotImplementedError
 
     def close(self) -> None:
         """Release the device or file."""
+
+    def _tell(self, t: float, message: str) -> None:
+        if self.on_note is not None:
+            self.on_note(t, message)
 
 
 CAMERA_SIZE = (1280, 720)
@@ -52,28 +60,59 @@ CAMERA_SIZE = (1280, 720)
 and 98.5% at 1280x720, and with the board found in the picture 86% and 81% against 98% and 99%."""
 
 
+STREAM_SCHEMES = ("rtsp", "rtsps", "rtmp", "http", "https", "udp", "tcp", "srt")
+"""The network protocols of cameras that stream their picture: IP cameras (``rtsp://``) and
+phones running a webcam app (``http://192.168.1.20:8080/video``)."""
+STREAM_TIMEOUT_MS = 5000
+"""How long opening a stream, or waiting for its next frame, may take (milliseconds): a
+network gone quiet fails a read after this, rather than hanging the referee."""
+CAMERA_WAIT_S = 60.0
+"""How long a camera or stream that stopped delivering frames is waited for (seconds) before
+the session ends: a USB cable pulled and put back, a phone's Wi-Fi dropping for a moment."""
+RETRY_S = 1.0
+"""How often a camera that stopped delivering frames is opened again while it is waited for (seconds)."""
+
+
+def is_stream(text: str) -> bool:
+    """Whether ``text`` is the address of a camera's stream (one of :data:`STREAM_SCHEMES`).
+
+    >>> is_stream("rtsp://192.168.1.20:554/live"), is_stream("http://phone:8080/video"), is_stream("game.mp4")
+    (True, True, False)
+    """
+    scheme, sep, rest = text.partition("://")
+    return bool(sep and rest) and scheme.lower() in STREAM_SCHEMES
+
+
 class CaptureSource(FrameSource):
-    """A camera (by index) or a video file, through OpenCV's VideoCapture.
+    """A camera, a camera's stream or a video file, through OpenCV's VideoCapture.
 
-    A camera is asked for frames of ``size`` (width, height); ``size`` is what it really
-    delivers, which may be less (``note`` then says so)."""
+    ``target``: a camera's index (int), a camera device's path or a stream's address (str),
+    or a video file (Path).  A camera is asked for frames of ``size`` (width, height); ``size``
+    is what it really delivers, which may be less (``note`` then says so).  A camera or stream
+    that stops delivering frames is opened again every :data:`RETRY_S` for up to ``wait_s``
+    seconds, and :attr:`on_note` is told that it is waited for and when it is back."""
 
-    def __init__(self, target: int | Path, fps: float | None = None, max_failures: int = 30,
-                 size: tuple[int, int] | None = CAMERA_SIZE) -> None:
-        self.is_camera = isinstance(target, int)
-        if not self.is_camera and not Path(target).is_file():
+    def __init__(self, target: int | str | Path, fps: float | None = None, max_failures: int = 30,
+                 size: tuple[int, int] | None = CAMERA_SIZE, wait_s: float = CAMERA_WAIT_S) -> None:
+        self.is_camera = not isinstance(target, Path)
+        self.is_stream = isinstance(target, str) and is_stream(target)
+        if isinstance(target, Path) and not target.is_file():
             raise SourceError(f"no such video file: {target}")
-        self.description = f"camera {target}" if self.is_camera else f"video {target}"
-        self._cap = cv2.VideoCapture(target if self.is_camera else str(target))
+        if isinstance(target, str) and not self.is_stream and not Path(target).exists():
+            raise SourceError(f"no such camera device: {target}")
+        self._target = target
+        self._size_asked = size if self.is_camera and not self.is_stream else None
+        self.wait_s = wait_s
+        self.description = (f"stream {target}" if self.is_stream else f"camera {target}" if self.is_camera
+                            else f"video {target}")
+        self._cap = self._open()
         if not self._cap.isOpened():
-            raise SourceError(f"cannot open {self.description}" +
-                              (" (is it plugged in and not used by another program?)" if self.is_camera else
-                               " (not a video OpenCV can decode)"))
-        if self.is_camera and size is not None:
-            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
-            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+            raise SourceError(f"cannot open {self.description}" + (
+                " (is the camera on and its address right?)" if self.is_stream else
+                " (is it plugged in and not used by another program?)" if self.is_camera else
+                " (not a video OpenCV can decode)"))
         self.size = (int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
-        if self.is_camera and size is not None and self.size[0] * self.size[1] < size[0] * size[1]:
+        if self._size_asked is not None and self.size[0] * self.size[1] < size[0] * size[1]:
             self.note = (f"{self.description} gives {self.size[0]}x{self.size[1]} frames, not the "
                          f"{size[0]}x{size[1]} asked: stack heights are read less surely at this size")
         reported = self._cap.get(cv2.CAP_PROP_FPS)
@@ -82,6 +121,7 @@ class CaptureSource(FrameSource):
         self.frame_count = 0 if self.is_camera else max(0, int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT)))
         """The frames the video file says it holds (0: it does not say)."""
         self._first: np.ndarray | None = None
+        self._start = time.monotonic()
         if not self.is_camera:
             # A file OpenCV opens may still hold no frame it can decode (e.g. a damaged picture).
             ok, self._first = self._cap.read()
@@ -89,8 +129,38 @@ class CaptureSource(FrameSource):
                 self._cap.release()
                 raise SourceError(f"cannot read a frame from {self.description} (not a video OpenCV can decode)")
 
+    def _open(self) -> cv2.VideoCapture:
+        if self.is_stream:
+            return cv2.VideoCapture(self._target, cv2.CAP_FFMPEG, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, STREAM_TIMEOUT_MS,
+                                                                   cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS])
+        cap = cv2.VideoCapture(self._target if self.is_camera else str(self._target))
+        if self._size_asked is not None and cap.isOpened():
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self._size_asked[0])
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self._size_asked[1])
+        return cap
+
+    def _come_back(self) -> bool:
+        """Open the camera again until it gives a frame (kept for the next read) or
+        :attr:`wait_s` has passed; whether it came back."""
+        if self.wait_s <= 0:
+            return False
+        mend = "check the camera and its network" if self.is_stream else "plug it back in"
+        self._tell(time.monotonic() - self._start, f"{self.description} stopped delivering frames: waiting up to {self.wait_s:g} s for it ({mend}); "
+                   "the game is kept")
+        deadline = time.monotonic() + self.wait_s
+        while time.monotonic() < deadline:
+            self._cap.release()
+            time.sleep(min(RETRY_S, max(0.0, deadline - time.monotonic())))
+            self._cap = self._open()
+            ok, image = self._cap.read() if self._cap.isOpened() else (False, None)
+            if ok and image is not None:
+                self._first = image
+                self._tell(time.monotonic() - self._start, f"{self.description} is back: the game goes on")
+                return True
+        return False
+
     def __iter__(self) -> Iterator[Frame]:
-        index, failures, start = 0, 0, time.monotonic()
+        index, failures, self._start = 0, 0, time.monotonic()
         damaged = 0
         while True:
             if self._first is not None:
@@ -110,12 +180,16 @@ class CaptureSource(FrameSource):
                     return
                 failures += 1  # a camera may drop a frame; many in a row means it is gone
                 if failures >= self._max_failures:
-                    self.ended_by = "camera stopped delivering frames (unplugged?)"
+                    if self._come_back():
+                        failures = 0
+                        continue
+                    self.ended_by = (f"{self.description} stopped delivering frames and was not back within "
+                                     f"{self.wait_s:g} s")
                     return
                 time.sleep(0.01)
                 continue
             failures = 0
-            t = time.monotonic() - start if self.is_camera else index / self.fps
+            t = time.monotonic() - self._start if self.is_camera else index / self.fps
             yield Frame(image, t, index)
             index += 1
 
@@ -165,17 +239,28 @@ class FolderSource(FrameSource):
             self.ended_by += f", {n} unreadable frame{'s' if n > 1 else ''} skipped ({names})"
 
 
+def is_camera(spec: str) -> bool:
+    """Whether ``spec`` names a camera rather than a recording: its index (``0``), its device
+    (``/dev/video2``) or its stream's address (:func:`is_stream`).
+
+    >>> [is_camera(s) for s in ("0", "/dev/video2", "rtsp://cam/live", "game.mp4", "frames/")]
+    [True, True, True, False, False]
+    """
+    return spec.isdigit() or spec.startswith("/dev/") or is_stream(spec)
+
+
 def open_source(spec: str | int | Path, camera_size: tuple[int, int] | None = CAMERA_SIZE,
-                photos: bool = False) -> FrameSource:
-    """A camera index (``0``, asked for frames of ``camera_size``; None: the camera's own
-    default), a video file or a folder of frames (with ``photos``: of photos, one per move)."""
+                photos: bool = False, wait_s: float = CAMERA_WAIT_S) -> FrameSource:
+    """A camera (:func:`is_camera`: asked for frames of ``camera_size``, None: the camera's own
+    default; waited for ``wait_s`` when it stops delivering frames), a video file or a folder
+    of frames (with ``photos``: of photos, one per move)."""
     path = Path(str(spec))
     if photos:
         if not path.is_dir():
             raise SourceError(f"photos are read from a folder of image files; {spec} is not a folder")
         return FolderSource(path, PHOTO_FPS, PHOTO_HOLD_S)
-    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
-        return CaptureSource(int(spec), size=camera_size)
+    if isinstance(spec, int) or is_camera(str(spec)):
+        return CaptureSource(int(spec) if str(spec).isdigit() else str(spec), size=camera_size, wait_s=wait_s)
     if path.is_dir():
         return FolderSource(path)
     return CaptureSource(path)

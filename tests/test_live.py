@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 from conftest import one_line_error
+from stream_camera import StreamCamera
 
 from rules import new_game
 from rules.base import Board
@@ -593,13 +594,49 @@ def test_a_camera_that_cannot_be_opened_is_a_one_line_error(cli, tmp_path):
     assert not (tmp_path / "j").exists()
 
 
-@pytest.mark.parametrize("camera", ["abc", "-1", "/dev/video9"])
-def test_a_camera_that_is_no_index_is_a_one_line_error_about_the_camera(cli, tmp_path, camera):
+@pytest.mark.parametrize("camera", ["abc", "-1", "game.mp4", "ftp://cam/live"])
+def test_a_camera_that_is_no_index_device_or_stream_is_a_one_line_error_about_the_camera(cli, tmp_path, camera):
     """It was taken for a video file: 'no such video file: abc' for a camera."""
     out = cli("watch", "--camera", camera, "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
     one_line_error(out)
-    assert "argument --camera: a camera is given by its index (0, 1, ...)" in out.stderr
+    assert ("argument --camera: a camera is given by its index (0, 1, ...), its device (/dev/video0) or its "
+            f"stream's address (rtsp://..., http://...), not '{camera}'") in out.stderr
     assert not (tmp_path / "j").exists()
+
+
+def test_a_camera_device_or_stream_that_is_not_there_is_a_one_line_error(cli, tmp_path):
+    out = cli("watch", "--camera", "/dev/video97", "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
+    assert one_line_error(out) == "tacticblue watch: error: no such camera device: /dev/video97"
+    camera = StreamCamera([], fps=10)
+    camera.close()  # nothing listens at its address
+    out = cli("watch", "--camera", camera.url, "--game", "accasta", "--no-window", "--journal", tmp_path / "j")
+    assert one_line_error(out) == (f"tacticblue watch: error: cannot open stream {camera.url} (is the camera on "
+                                   "and its address right?)")
+    assert not (tmp_path / "j").exists()
+
+
+@pytest.mark.slow
+def test_a_phone_camera_whose_wifi_drops_mid_game_is_waited_for_and_the_game_goes_on(cli, tmp_path):
+    """The demo film's first 250 frames served as a phone's webcam app serves them (an MJPEG
+    stream over HTTP, 20 frames a second), read by OpenCV's FFmpeg client.  The stream stops
+    in the middle of the third turn (a hand over the board) and is back 1.5 s later: the
+    players are told both, and the game goes on: the film's first five turns, recorded by vision.
+    At the end the camera goes away for good: waited for 2 s, the session ends with the game kept."""
+    turns, _ = record_turns("accasta")
+    camera = StreamCamera.from_video(ROOT / "samples" / "video" / "accasta-rulebook.mp4", 250, fps=20,
+                                     outage=(115, 1.5))
+    out = cli("watch", "--camera", camera.url, "--game", "accasta", "--json", "--camera-wait", "2",
+              "--journal", tmp_path / "j")
+    assert out.returncode == 1, out.stderr  # the camera was lost
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == turns[:5]
+    assert read_journal(tmp_path / "j").turns == turns[:5]
+    notes = [line.split("note: ", 1)[1] for line in out.stderr.splitlines() if "note: " in line]
+    waiting = (f"stream {camera.url} stopped delivering frames: waiting up to 2 s for it (check the camera and "
+               "its network); the game is kept")
+    assert notes[1:] == [waiting, f"stream {camera.url} is back: the game goes on", waiting,
+                         f"stream {camera.url} stopped delivering frames and was not back within 2 s: the game is "
+                         "kept after 5 turns"], out.stderr
+    assert camera.connections == 2
 
 
 def test_a_video_no_frame_of_which_decodes_is_a_one_line_error(cli, tmp_path):

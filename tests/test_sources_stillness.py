@@ -6,8 +6,12 @@ import cv2
 import numpy as np
 import pytest
 
+from stream_camera import StreamCamera
 from tacticblue.sources import FolderSource, SourceError, open_source
 from tacticblue.stillness import StillnessDetector
+
+
+VIDEO = Path(__file__).resolve().parents[1] / "samples" / "video" / "accasta-rulebook.mp4"
 
 
 def _scene(t: int, hand_at: int | None, brightness: int = 0) -> np.ndarray:
@@ -40,6 +44,43 @@ def test_video_source_yields_every_frame_with_times_and_says_why_it_ended(tmp_pa
     assert src.ended_by == "end of video"
     assert got[0].image.shape == (360, 640, 3)
     assert src.size == (640, 360) and src.note is None  # a recording keeps its own size
+
+
+def test_a_network_camera_that_drops_out_is_waited_for_and_goes_on_where_it_left_off():
+    """A phone's webcam app over Wi-Fi (an MJPEG stream on this machine, read by OpenCV's FFmpeg
+    client) stops after its 15th frame and is back 1.5 s later: the source opens it again and
+    yields every frame, in order, on one clock, telling what happens as it happens; once the
+    camera is gone for good it ends after its wait."""
+    camera = StreamCamera.from_video(VIDEO, 40, fps=40, outage=(14, 1.5))
+    source = open_source(camera.url, wait_s=4)
+    notes: list[tuple[float, str]] = []
+    source.on_note = lambda t, message: notes.append((t, message))
+    frames = list(source)
+    assert source.size == (1280, 720) and source.note is None
+    assert len(frames) == 40 and [f.index for f in frames] == list(range(40))
+    gap = frames[15].t - frames[14].t
+    assert 1.3 < gap < 4 and all(b.t > a.t for a, b in zip(frames, frames[1:]))
+    sent = [cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).astype(int) for jpeg in camera.frames]
+    for k in (5, 14, 15, 30):  # each frame is the camera's own, none lost or doubled
+        assert min(range(40), key=lambda j: np.abs(frames[k].image - sent[j]).mean()) == k
+    said = [message.split(": ", 1)[1] for _, message in notes]
+    assert said == ["waiting up to 4 s for it (check the camera and its network); the game is kept",
+                    "the game goes on",
+                    "waiting up to 4 s for it (check the camera and its network); the game is kept"]
+    assert notes[0][1] == f"stream {camera.url} stopped delivering frames: " + said[0]
+    assert frames[14].t < notes[0][0] < notes[1][0] < frames[15].t and camera.connections == 2
+    assert source.ended_by == f"stream {camera.url} stopped delivering frames and was not back within 4 s"
+
+
+def test_a_camera_not_waited_for_ends_when_it_stops():
+    camera = StreamCamera.from_video(VIDEO, 12, fps=40, outage=(5, 1.0))
+    source = open_source(camera.url, wait_s=0)
+    notes: list[str] = []
+    source.on_note = lambda t, message: notes.append(message)
+    frames = list(source)
+    assert [f.index for f in frames] == list(range(6)) and notes == []
+    assert source.ended_by == f"stream {camera.url} stopped delivering frames and was not back within 0 s"
+    camera.close()
 
 
 def test_folder_source_reads_frames_in_name_order(tmp_path):

@@ -30,7 +30,8 @@ from tacticblue.commands import CLIError, add_discs_argument, add_game_argument,
 from tacticblue.commands.panel import add_led_arguments, open_game_panel
 from tacticblue.journal import Journal, JournalError, export_record, replay_journal
 from tacticblue.session import Event, Reading, Session
-from tacticblue.sources import CAMERA_SIZE, FolderSource, Frame, FrameSource, SourceError, open_source
+from tacticblue.sources import (CAMERA_SIZE, CAMERA_WAIT_S, FolderSource, Frame, FrameSource, SourceError,
+                                is_camera, open_source)
 from tacticblue.stillness import StillnessDetector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +66,7 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
                    help="for synthetic videos (`tacticblue scenes video`): take the stacks from the video's "
                         "ground truth instead of reading them, to check the loop and the referee apart from vision")
     add_led_arguments(p)
-    p.set_defaults(camera_size=CAMERA_SIZE, photos=False)  # a camera index given to replay; replay --photos
+    p.set_defaults(camera_size=CAMERA_SIZE, camera_wait=CAMERA_WAIT_S, photos=False)  # a camera index given to replay; replay --photos
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +74,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Watch the board through a camera, referee every turn and record the game. "
                                    "Keys (window or terminal): d = turn done, u = undo, p = pass, 1-9 = confirm "
                                    "a candidate, e = export the record, q = quit.")
-    p.add_argument("--camera", type=camera_index, default="0", metavar="N", help="camera index (default 0)")
+    p.add_argument("--camera", type=camera_spec, default="0", metavar="CAMERA",
+                   help="the camera: its index (default 0), its device (/dev/video2) or the address of its stream "
+                        "(rtsp://..., or a phone's webcam app: http://192.168.1.20:8080/video)")
+    p.add_argument("--camera-wait", type=seconds, default=CAMERA_WAIT_S, metavar="S",
+                   help="how long to wait for a camera that stops delivering frames (unplugged, its network down) "
+                        "before the session ends, the game kept (default %g s)" % CAMERA_WAIT_S)
     p.add_argument("--camera-size", type=camera_size, default=CAMERA_SIZE, metavar="WxH",
                    help="frame size to ask of the camera (default %dx%d; 'native': the camera's own)" % CAMERA_SIZE)
     add_live_options(p)
@@ -95,11 +101,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_demo, game=None)
 
 
-def camera_index(text: str) -> str:
-    """``--camera``: a camera's index (an argparse type); anything else would be taken for a
-    video file, and a missing one said as 'no such video file'."""
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"a camera is given by its index (0, 1, ...), not {text!r}; "
+def camera_spec(text: str) -> str:
+    """``--camera``: a camera's index, device or stream (an argparse type,
+    :func:`tacticblue.sources.is_camera`); anything else would be taken for a video file, and
+    a missing one said as 'no such video file'."""
+    if not is_camera(text):
+        raise argparse.ArgumentTypeError(f"a camera is given by its index (0, 1, ...), its device (/dev/video0) or "
+                                         f"its stream's address (rtsp://..., http://...), not {text!r}; "
                                          "'tacticblue replay' takes a video file")
     return text
 
@@ -362,7 +370,7 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
         if is_log and args.photos:
             raise SourceError("--photos is for a folder of photos, not an observation log")
         source: FrameSource = (ObservationLog(Path(spec)) if is_log else
-                               open_source(spec, args.camera_size, args.photos))
+                               open_source(spec, args.camera_size, args.photos, args.camera_wait))
     except SourceError as e:
         raise CLIError(str(e)) from None
     board, journal, notes, misread = open_game(args)
@@ -423,6 +431,13 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
 
         report([Event(0.0, "info", f"{board.title}: {note}", ply=board.ply) for note in notes])
         t = 0.0
+
+        def source_note(at: float, message: str) -> None:
+            nonlocal t
+            t = max(t, at)
+            report([Event(t, "info", message, ply=board.ply)])
+
+        source.on_note = source_note
         stopped = False
         if isinstance(source, ObservationLog):
             for t, entry in source.entries():
