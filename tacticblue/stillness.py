@@ -97,7 +97,9 @@ class StillnessDetector:
     def update(self, image: np.ndarray, t: float) -> bool:
         """True when the picture has not moved for at least ``settle_s`` up to time ``t``."""
         small = thumbnail(image)
-        moving = self._previous is None or motion_fraction(self._previous, small) > self.motion_limit
+        # Frames of another size (a camera back at another, a phone turned) are a new picture.
+        moving = (self._previous is None or self._previous.shape != small.shape
+                  or motion_fraction(self._previous, small) > self.motion_limit)
         self._previous = small
         if not moving and self._settled is not None:
             fine = thumbnail(image, CHANGE_WIDTH)

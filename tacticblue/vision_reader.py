@@ -42,6 +42,8 @@ class VisionReader:
         self._note: str | None = None
         self._area: Any = None
         self._told = False
+        self._told_size: tuple[int, int] | None = None
+        """The frame size the players were last told a calibration does not fit."""
         """Whether the players have had :meth:`vision.reader.StackReader.view_note` (once a game)."""
         self._set_up: dict[str, str] | None = None
         """The position the pieces showed when the board was found, until a frame is read: its
@@ -89,8 +91,43 @@ class VisionReader:
             self._told = True
             self._note = advice if self._note is None else f"{self._note}; {advice}"
 
+    def _resized(self, image: Any) -> bool:
+        """Follow the camera to the frame size of ``image`` (it came back at another, a phone
+        was turned): the same view at another resolution keeps the board's pose, scaled; another
+        view is searched for the board again, unless it was calibrated; whether such frames can
+        be read."""
+        from vision.tracking import BoardTracker
+
+        pose = self._tracker.pose
+        (w, h), (was_w, was_h) = (image.shape[1], image.shape[0]), pose.camera.image_size
+        news = f"the camera's frames are now {w}x{h}, not {was_w}x{was_h}"
+        if abs(w * was_h - h * was_w) <= 0.01 * w * was_h:  # the same view, resized
+            pose = replace(pose, camera=pose.camera.scaled((w, h)))
+            self._tracker = BoardTracker(pose)
+            self._use(pose)
+            self._note = f"{news}: the board's pose is scaled to them"
+            return True
+        if self.calibration is None:
+            self._tracker, self._next_search = None, 0.0
+            self._note = f"{news}: finding the board again"
+            return True
+        if self._told_size != (w, h):
+            self._told_size = (w, h)
+            self._note = (f"{news}, and the board was calibrated at {was_w}x{was_h}: they are not read until the "
+                          "camera gives those again (or calibrate the board at this size and --resume the game)")
+        return False
+
+    def _take_note(self) -> str | None:
+        note, self._note = self._note, None
+        return note
+
     def read(self, frame: Frame) -> Reading:
         image = frame.image
+        if self._tracker is not None and (image.shape[1], image.shape[0]) != self._tracker.pose.camera.image_size:
+            if not self._resized(image):
+                w, h = self._tracker.pose.camera.image_size
+                return Reading(None, reason=f"the frames are {image.shape[1]}x{image.shape[0]}, the board was "
+                                            f"calibrated at {w}x{h}", note=self._take_note())
         if self._tracker is None:
             if frame.t < self._next_search:
                 return Reading(None, status="lost")
@@ -107,7 +144,7 @@ class VisionReader:
                 self._use(track.pose)
         reading = self._stacks.read(image)
         pose = self._tracker.pose
-        note, self._note = self._note, None
+        note = self._take_note()
         if not reading.readable:
             return Reading(None, hand=reading.hand, reason=None if reading.hand else reading.reason, status=status,
                            overlay=pose, note=note, area=self._area)

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -1374,3 +1375,52 @@ def test_a_doubtful_board_read_the_same_after_the_picture_moved_is_taken():
     events = [e for n, k in enumerate(shown) for e in session.feed(Frame(images[k], n / 30, n))]
     assert [(e.event, e.turn) for e in events] == [("turn", "g7")]
     assert session.board.visible()["g7"] == "b"
+
+
+def _film_frames(folder: Path, count: int, changed_from: int, change: Any) -> Path:
+    """The demo film's first ``count`` frames as files, ``change`` (image -> image) applied from
+    frame ``changed_from`` on: a camera that comes back at another frame size, a phone turned."""
+    folder.mkdir()
+    cap = cv2.VideoCapture(str(ROOT / "samples" / "video" / "accasta-rulebook.mp4"))
+    for index in range(count):
+        ok, image = cap.read()
+        assert ok
+        cv2.imwrite(str(folder / f"{index:04d}.png"), change(image) if index >= changed_from else image)
+    return folder
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda image: cv2.resize(image, (960, 540), interpolation=cv2.INTER_AREA), "the board's pose is scaled to them"),
+    (lambda image: image[:, 160:1120].copy(), "finding the board again"),
+])
+def test_frames_that_change_size_mid_game_are_followed_and_the_game_goes_on(cli, tmp_path, change, said):
+    """The same view at a lower resolution (a camera back at another size) keeps the board's
+    pose, scaled; another view (a 4:3 crop of the middle) has the board found again.  Frames
+    of another size were compared with the last as if they were the same size, and the replay
+    stopped with a NumPy error."""
+    turns, _ = record_turns("accasta")
+    frames = _film_frames(tmp_path / "frames", 250, 115, change)  # changed during the third turn
+    out = cli("replay", frames, "--game", "accasta", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == turns[:5]
+    w, h = change(np.zeros((720, 1280, 3), np.uint8)).shape[1::-1]
+    assert f"note: the camera's frames are now {w}x{h}, not 1280x720: {said}" in out.stderr
+
+
+def test_frames_of_another_view_than_the_calibration_are_not_read_and_the_players_told(cli, tmp_path):
+    """With a calibration made at 1280x720, 960x720 frames (a 4:3 crop) cannot be read by it:
+    the players are told once, and the turns before are kept."""
+    turns, _ = record_turns("accasta")
+    frames = _film_frames(tmp_path / "frames", 250, 115, lambda image: image[:, 160:1120].copy())
+    assert cli("calibrate", "board", frames / "0000.png", "--game", "accasta", "-o",
+               tmp_path / "board.json").returncode == 0
+    out = cli("replay", frames, "--game", "accasta", "--calibration", tmp_path / "board.json", "--json",
+              "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == turns[:2]
+    told = [line for line in out.stderr.splitlines() if "frames are now" in line]
+    assert len(told) == 1 and told[0].endswith(
+        "note: the camera's frames are now 960x720, not 1280x720, and the board was calibrated at 1280x720: they "
+        "are not read until the camera gives those again (or calibrate the board at this size and --resume the "
+        "game)")
+    assert "not in view" not in out.stderr and read_journal(tmp_path / "j").turns == turns[:2]

@@ -185,3 +185,12 @@ def test_a_small_change_counts_on_the_board_only():
         assert not det.update(still, 0.0) and det.update(still, 0.3)
         assert det.update(changed, 0.4)  # a frame apart (a camera shaken) does not count
         assert det.update(changed, 0.5) != counts
+
+
+def test_a_frame_of_another_size_is_a_new_picture_not_an_error():
+    """A camera back at another frame size, or a phone turned: the picture moved."""
+    det = StillnessDetector(settle_s=0.2)
+    still = _scene(0, None)
+    assert not det.update(still, 0.0) and det.update(still, 0.3)
+    smaller = cv2.resize(still, (480, 360))
+    assert not det.update(smaller, 0.4) and not det.update(smaller, 0.5) and det.update(smaller, 0.7)
