@@ -8,8 +8,10 @@ then one line per event: ``{"type": "turn", "ply": n, "turn": NOTATION, "t": sec
 ``{"type": "misread", "ply": n, "point": P, "stack": S, "read": R, "t": seconds}`` for a
 reading the players confirmed wrong (the record has ``S`` at ``P``, the camera reads ``R``),
 ``{"type": "discs", "discs": [DIAMETER, THICKNESS]}`` where a resumed game is read with
-another size of discs than before, and ``{"type": "end", "result": {...}}``.  Each line is written with a single ``write``,
-flushed and ``fsync``-ed before the turn is announced.
+another size of discs than before, and ``{"type": "end", "result": {...}}``.  Each line is
+written and ``fsync``-ed before the turn is announced.  Where the disk refuses it (full, or
+its stick pulled), what it took of it is cut back, the lines it refused are held and written
+before the next one, and the referee goes on (:meth:`Journal.news` tells the players).
 
 Reading checks every line and replays the turns through the rules, so a journal that
 does not belong to the game or holds an illegal turn is refused with the line number.
@@ -148,6 +150,11 @@ class Journal:
         self.path = path
         self.game = game
         self._handle = handle
+        self._held: list[str] = []
+        """Lines the disk refused (full, or gone), written before the next one."""
+        self.problem: str | None = None
+        """Why the last write failed ("PATH: cannot write (reason)"), or None."""
+        self._told = False
 
     @classmethod
     def create(cls, path: Path, game: str, **info: Any) -> "Journal":
@@ -178,9 +185,43 @@ class Journal:
         return cls(path, open(path, "a", encoding="utf-8"), contents.game), contents
 
     def _write(self, entry: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        """Append ``entry`` durably, after the lines held before it; where the disk refuses
+        them (full, or its stick pulled), they are held for the next write and :attr:`problem`
+        says why: the referee goes on (:meth:`news`)."""
+        self._held.append(json.dumps(entry, ensure_ascii=False) + "\n")
+        fd = self._handle.fileno()
+        try:
+            size = os.fstat(fd).st_size
+            data = "".join(self._held).encode("utf-8")
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        except OSError as e:
+            try:  # a write refused part-way is cut back, so the file stays whole lines
+                os.ftruncate(fd, size)
+                os.lseek(fd, size, os.SEEK_SET)
+            except (OSError, UnboundLocalError):
+                pass
+            self.problem = f"{self.path}: cannot write ({e.strerror})"
+            return
+        self._held.clear()
+        self.problem = None
+
+    def news(self) -> str | None:
+        """What to tell the players when writing the journal failed or works again (once each)."""
+        if self.problem is not None and not self._told:
+            self._told = True
+            return (f"{self.problem}: the game goes on, and the turns not yet in the journal are written when they "
+                    "can be, tried again after every turn (make room on its disk)")
+        if self.problem is None and self._told:
+            self._told = False
+            return f"the journal {self.path} is written again, with every turn"
+        return None
+
+    @property
+    def lacking(self) -> int:
+        """How many entries (turns, undos, ...) the journal on disk lacks."""
+        return len(self._held)
 
     def turn(self, ply: int, notation: str, t: float | None = None) -> None:
         self._write({"type": "turn", "ply": ply, "turn": notation, **({"t": round(t, 3)} if t is not None else {})})

@@ -1,5 +1,7 @@
 """The game journal: durable, checked, resumable, and never silently overwritten."""
 
+import json
+
 import pytest
 
 from rules import GAMES, new_game
@@ -135,3 +137,35 @@ def test_a_confirmed_misreading_stands_until_its_point_changes(tmp_path):
         f.write('{"type": "misread", "ply": 0, "point": "d4", "stack": "w", "read": "b"}\n')  # d4 is empty
     with pytest.raises(JournalError, match="line 8: misreading 'd4' does not fit"):
         read_journal(path)
+
+
+DAME_TURNS = ["32-28", "17-22", "28x17", "12x21", "34-29", "7-12"]
+
+
+def test_turns_the_disk_refuses_are_held_and_written_when_it_takes_them_again(tmp_path):
+    """A disk that refuses writes (full; here a file-size limit, as a full disk refuses them
+    part-way): the journal keeps whole lines on disk, holds the turns it could not write, says
+    why once, and writes them, in order, with the next turn the disk takes."""
+    resource = pytest.importorskip("resource")
+    path = tmp_path / "j"
+    journal = Journal.create(path, "dame100")
+    journal.turn(1, DAME_TURNS[0])
+    room = len(json.dumps({"type": "turn", "ply": 2, "turn": DAME_TURNS[1]}) + "\n")
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (path.stat().st_size + room + 10, hard))
+    try:
+        for ply in (2, 3, 4):  # the second fits, the third only in part
+            journal.turn(ply, DAME_TURNS[ply - 1])
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert journal.problem == f"{path}: cannot write (File too large)" and journal.lacking == 2
+    assert journal.news() == (f"{path}: cannot write (File too large): the game goes on, and the turns not yet in "
+                              "the journal are written when they can be, tried again after every turn (make room "
+                              "on its disk)")
+    assert journal.news() is None
+    on_disk = read_journal(path)
+    assert on_disk.turns == DAME_TURNS[:2] and on_disk.torn_tail is None
+    journal.turn(5, DAME_TURNS[4])
+    assert journal.problem is None and journal.lacking == 0
+    assert journal.news() == f"the journal {path} is written again, with every turn" and journal.news() is None
+    assert read_journal(path).turns == DAME_TURNS[:5]

@@ -1424,3 +1424,29 @@ def test_frames_of_another_view_than_the_calibration_are_not_read_and_the_player
         "are not read until the camera gives those again (or calibrate the board at this size and --resume the "
         "game)")
     assert "not in view" not in out.stderr and read_journal(tmp_path / "j").turns == turns[:2]
+
+
+def test_a_journal_whose_disk_fills_mid_game_does_not_stop_the_referee_nor_lose_a_turn(tmp_path):
+    """The NK 2003 game replayed with the journal's disk refusing writes past 4 KiB (a
+    file-size limit: a full disk): the players are told once, the referee goes on to the
+    end, the journal keeps whole lines, and the turns it lacks are printed at the end.  The
+    run stopped at the first refused write with 'error: [Errno 28] No space left on device'."""
+    import resource
+    import subprocess
+
+    turns, _ = record_turns("dame100")
+    log = write_log(tmp_path / "game.jsonl", "dame100", turns)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-m", "tacticblue", "replay", str(log), "--game", "dame100", "--json",
+                          "--journal", str(tmp_path / "j")], capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=300, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096)))
+    assert out.returncode == 0, out.stderr
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == turns
+    told = [line for line in out.stderr.splitlines() if "cannot write (File too large)" in line]
+    assert len(told) == 2 and "the game goes on" in told[0]
+    kept = read_journal(tmp_path / "j")
+    assert kept.torn_tail is None and kept.turns == turns[:len(kept.turns)] and 50 < len(kept.turns) < len(turns)
+    assert told[1] == (f"tacticblue: {tmp_path / 'j'}: cannot write (File too large): the journal lacks the game's "
+                       f"last {len(turns) - len(kept.turns)} entries; the game so far:")
+    printed = out.stderr.split(told[1] + "\n", 1)[1]
+    assert new_game("dame100").read_record(printed).turns == turns

@@ -404,6 +404,9 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
                     note = record.write(session)
                     if note:
                         report([Event(event.t, "info", note, ply=board.ply)])
+            news = journal.news()
+            if news:
+                report([Event(events[-1].t if events else 0.0, "info", news, ply=board.ply)])
 
         def panel_news(t: float, final: bool = False) -> None:
             news = None if panel_reporter is None else panel_reporter.news(final)
@@ -485,5 +488,8 @@ def run(args: argparse.Namespace, spec: str, recording: bool) -> int:
             note = record.write(session, final=True)
             if record.problem is not None:
                 print(f"tacticblue: {note}", file=sys.stderr)
+        if journal.problem is not None:  # the game's last turns are nowhere else but on screen
+            print(f"tacticblue: {journal.problem}: the journal lacks the game's last {journal.lacking} entries; "
+                  f"the game so far:\n{export_record(board, result_line(board, board.outcome()))}", file=sys.stderr)
         source.close()
         journal.close()
