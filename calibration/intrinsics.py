@@ -104,9 +104,38 @@ def read_image(path: str | Path, grey: bool = False) -> np.ndarray:
         raise ValueError(f"{path}: cannot read ({e.strerror})") from None
     with _native_stderr_quiet():
         image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR) if data.size else None
+    if image is None and is_heif(data[:32].tobytes()):
+        image = _read_heif(data.tobytes(), path, grey)
     if image is None:
         raise ValueError(f"{path}: not a readable image")
     return image
+
+
+HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
+"""The ISO base media file brands of HEIF pictures: the HEIC photos phones take (iPhones
+by default), which OpenCV does not decode."""
+
+
+def is_heif(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` (its first 12 bytes or more) is a HEIF picture.
+
+    >>> is_heif(b"\\x00\\x00\\x00\\x18ftypheic\\x00\\x00\\x00\\x00"), is_heif(b"\\xff\\xd8\\xff\\xe0")
+    (True, False)
+    """
+    return len(head) >= 12 and head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS
+
+
+def _read_heif(data: bytes, path: str | Path, grey: bool) -> np.ndarray:
+    """A HEIF picture's pixels (BGR or grey), as its file says to show them (turned as the
+    phone was held), by libheif through pillow-heif."""
+    import pillow_heif
+
+    try:
+        heif = pillow_heif.open_heif(data, convert_hdr_to_8bit=True)
+        rgb = np.asarray(heif.to_pillow().convert("RGB"))
+    except (ValueError, RuntimeError, OSError) as e:
+        raise ValueError(f"{path}: not a readable HEIF picture ({e})") from None
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY if grey else cv2.COLOR_RGB2BGR)
 
 
 def charuco_board(pattern: Pattern, square_mm: float, marker_mm: float) -> "cv2.aruco.CharucoBoard":

@@ -16,7 +16,7 @@ from typing import Callable, Iterator
 import cv2
 import numpy as np
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".heic", ".heif")
 
 
 @dataclass(frozen=True)

@@ -1073,3 +1073,30 @@ def test_empty_pale_cells_half_hidden_by_a_stack_are_never_surely_white_discs():
     assert all(obs.points[p] == "" or obs.conf(p) < LOW_CONFIDENCE for p in ("b7", "e8"))
     assert all(conf < LOW_CONFIDENCE for _, _, conf in wrong("pale-cells-low").values())
     assert sum(obs.conf(p) >= LOW_CONFIDENCE for p, s in truth.items() if s == "w") >= 9
+
+
+def test_a_phone_photo_in_heic_is_read_as_its_jpeg_is(cli, tmp_path):
+    """iPhones save their photos as HEIC, which OpenCV does not decode: libheif does (through
+    pillow-heif).  The sample re-encoded so (HEVC, quality 90) reads as the JPEG does, a folder
+    of such photos is a folder of photos, and a file that only claims to be one is refused in
+    one line."""
+    import pillow_heif
+
+    from tacticblue.sources import open_source
+
+    image = cv2.cvtColor(sample("accasta-tall")[0], cv2.COLOR_BGR2RGB)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for name in ("IMG_0001.HEIC", "IMG_0002.HEIC"):
+        pillow_heif.from_bytes(mode="RGB", size=image.shape[1::-1], data=image.tobytes()).save(photos / name,
+                                                                                                quality=90)
+    r = cli("read", photos / "IMG_0001.HEIC", "--game", "accasta", "--white-side", "near-right", "--json")
+    assert r.returncode == 0, r.stderr
+    truth = sample("accasta-tall")[1]["points"]
+    assert sum(json.loads(r.stdout)["points"].get(p) == s for p, s in truth.items()) >= len(truth) - 2
+    frames = list(open_source(photos, photos=True))
+    assert frames and frames[0].image.shape == (*image.shape[:2], 3)
+    fake = tmp_path / "cut.heic"
+    fake.write_bytes((photos / "IMG_0001.HEIC").read_bytes()[:40])
+    line = one_line_error(cli("read", fake, "--game", "accasta"))
+    assert line.startswith(f"tacticblue read: error: {fake}: not a readable HEIF picture (")
