@@ -22,7 +22,8 @@ reading sure that a point holds a stack, or none (``presence``), is as firm abou
 as a confident one, however unsure which stack it is.  A board no single turn explains may
 be two turns: one seen only unsure on the board before, or one on points whose readings say
 next to nothing, or a longer turn than the pending one (its last move read unsure), then
-the reply; a turn seen unsure before and a reply that fit every reading
+the reply; or up to :data:`MISSED_TURNS` turns played while the camera saw no board, read
+surely where they changed it (:func:`_missed`); a turn seen unsure before and a reply that fit every reading
 are preferred to one turn that fits only by overriding readings.  Readings the players have confirmed wrong
 (:meth:`GameState.accept`) say the record's stack for as long as they stay the same.
 
@@ -50,7 +51,7 @@ and on the turn type:
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator, Literal, Sequence
 
 from rules.base import COLOUR_NAMES, Board, Outcome, other
@@ -67,6 +68,12 @@ MAX_CANDIDATES = 12
 """Ambiguous and partial answers list at most this many readings, best first."""
 TENTATIVE_TURNS = 3
 """At most this many turns in a row seen only unsure are kept tentative (:attr:`GameState.tentative`)."""
+MISSED_TURNS = 4
+"""A board no turn or turn and reply explains may be the last of up to this many turns played
+while the camera saw no board (unplugged, covered, turned away): see :func:`_missed`."""
+MISSED_LINES = 60
+"""The lines of turns :func:`_missed` follows at most, per number of turns: more, and the board
+says too little to tell which were played (and following each costs a position's turns)."""
 REPLY_TIE = 0.05
 """Turns confirmed with a reply that fit the board by overriding readings, scored by how
 unsure those readings are (the product of one minus their confidences), are told apart only
@@ -241,6 +248,9 @@ class Inference:
     """For ``restored``: the ply count of the position the board went back to."""
     confirmed: bool = False
     """For ``turn``: the turn(s) are final (cannot go on, the opponent replied, or "turn done")."""
+    missed: bool = False
+    """For ``turn`` and ``ambiguous``: several turns were played while the board was not seen
+    (:func:`_missed`), for the players to check."""
 
     @property
     def best(self) -> Candidate | None:
@@ -272,6 +282,7 @@ class Inference:
             "turn": self.notation,
             "may_continue": self.may_continue,
             "confirmed": self.confirmed,
+            "missed": self.missed,
             "score": round(best.score, 4) if best and self.kind in ("turn", "partial") else None,
             "overridden": list(best.overridden) if best and self.kind == "turn" else [],
             "remaining": list(best.remaining) if best and self.kind == "partial" else [],
@@ -755,6 +766,9 @@ def infer(state: GameState | Board[Any], observation: Observation, done: bool = 
         partial = _partial(state, pos, seen) or _reply(state, seen, done, partial=True)
         if partial is not None:
             return partial
+        missed = _missed(state, seen, done)
+        if missed is not None:
+            return missed
     if outcome is not None:
         return Inference("illegal", f"the game is over ({outcome.reason}); the board should not change",
                          differences=_diffs(board, seen, now, moved))
@@ -964,6 +978,83 @@ def _reply_after(state: GameState, seen: _Seen, done: bool, firsts: list[tuple[A
     if len(close) == 1:
         return close[0]
     return _several(tuple(found.candidates[0] for found in close))
+
+
+def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
+    """Turns played while the camera saw no board (it was unplugged, covered or turned away):
+    the fewest, two to :data:`MISSED_TURNS` after the pending turn, whose last board fits
+    every reading, where every point that changed is read surely (a disc read sure to be there
+    but unsure which stack is no turn no one saw: more likely a shadow).  Lines that end on the same board are one (no board tells them apart);
+    ``None`` where none fits, or where more than :data:`MISSED_LINES` lines would have to be
+    followed to tell.
+
+    A line goes on only with turns that change a point its board shows otherwise than the one
+    read, and while the turns left could still bring it there: each changes at most one point
+    more than the most any turn from its board changes (a capture in reply to a plain move).
+
+    >>> from rules import new_game
+    >>> camera = new_game("dame100")
+    >>> for turn in ("32-28", "17-22", "28x17"):
+    ...     _ = camera.push_notation(turn)
+    >>> infer(new_game("dame100"), Observation(camera.visible())).message
+    '3 turns played while the board was not seen: 32-28 17-22 28x17 (check them)'
+    """
+    board = state.board
+    fits = board.stack_fits
+
+    def off(stacks: Sequence[str], points: Iterable[int]) -> set[int]:
+        return {i for i in points if not seen.agrees(fits, i, stacks[i])}
+
+    start = () if state.pending is None else (state.pending,)
+    with _pushed(board, start):
+        first_off = off(board.stacks, range(len(board.stacks)))
+    if any(seen.low[i] for i in first_off):
+        return None  # turns no one saw are taken only from a board read surely where it changed
+    expanded = 0
+    for count in range(2, MISSED_TURNS + 1):
+        lines: dict[Any, tuple[Any, ...]] = {}
+
+        def follow(line: tuple[Any, ...], differ: set[int], left: int) -> bool:
+            """Lines of ``count - 1`` turns from ``line`` (its board differing from the one read
+            at ``differ``, ``left`` turns to go after it, the reply among them) into ``lines``;
+            False once there are too many, or too many boards' turns were listed."""
+            nonlocal expanded
+            if left == 1:
+                lines.setdefault(board.key(), line)
+                return len(lines) <= MISSED_LINES
+            expanded += 1
+            if expanded > MISSED_LINES:
+                return False
+            results = state.position().results
+            most = max((len(changes) for _, changes in results), default=0) + 1
+            for turn, changes in results:
+                after = (differ - changes.keys()) | {i for i, stack in changes.items()
+                                                     if not seen.agrees(fits, i, stack)}
+                if not differ.isdisjoint(changes) and len(after) <= (left - 1) * most:
+                    with _pushed(board, (turn,)):
+                        if not follow(line + (turn,), after, left - 1):
+                            return False
+            return True
+
+        with _pushed(board, start):
+            if not follow(start, first_off, count):
+                return None
+        found = _reply_after(state, seen, done, list(lines.values()), {}) if lines else None
+        if found is None:
+            continue
+        missed = f"{count} turns played while the board was not seen"
+        if found.kind == "turn" and not found.best.overridden:
+            best = found.best
+            return replace(found, missed=True,
+                           message=f"{missed}: {' '.join(best.notations[len(start):])} (check them)"
+                                   + ("; the turn may go on" if best.may_continue and not done else ""))
+        if found.kind == "ambiguous" and all(not c.overridden for c in found.candidates):
+            # The same board by turns in another order (two discs placed by one player): the
+            # board cannot tell which, the players can.
+            return replace(found, missed=True,
+                           message=f"{missed}, and the board does not show in which order")
+        return None
+    return None
 
 
 def _several(cands: tuple[Candidate, ...], total: int | None = None) -> Inference:

@@ -295,6 +295,8 @@ class Session:
             events += self._record_takeback(before_ply, t, result.message)
         else:
             events += self._record_new_turns(t)
+        if kind == "turn" and result.missed:
+            events.append(self._info(t, result.message + "; 'u' takes back the last"))
         if kind in ("turn", "unchanged") and self.state.pending is not None:
             if self.state.pending != self._pending_shown:
                 self._pending_shown = self.state.pending
@@ -527,10 +529,10 @@ class Session:
 
 def _doubtful(result: Inference) -> bool:
     """A board to read again before it is refereed: illegal, with nearest legal turns to
-    confirm, or a turn only if an unsure reading is overruled."""
+    confirm, a turn only if an unsure reading is overruled, or turns the camera did not see."""
     if result.kind == "illegal":
         return bool(result.candidates)
-    return result.kind == "turn" and result.best is not None and bool(result.best.overridden)
+    return result.kind == "turn" and result.best is not None and (bool(result.best.overridden) or result.missed)
 
 
 def _targets(board: Board[Any], result: Inference) -> list[str]:

@@ -1450,3 +1450,23 @@ def test_a_journal_whose_disk_fills_mid_game_does_not_stop_the_referee_nor_lose_
                        f"last {len(turns) - len(kept.turns)} entries; the game so far:")
     printed = out.stderr.split(told[1] + "\n", 1)[1]
     assert new_game("dame100").read_record(printed).turns == turns
+
+
+def test_turns_played_while_the_camera_saw_no_board_are_recorded_and_the_players_told(cli, tmp_path):
+    """The NK 2003 game's observation log with three boards in a row missing (those after three
+    plies, as when the camera is unplugged or covered): the board after them is taken
+    for those turns (read twice, as a doubtful board), recorded one by one, and the players told
+    to check them; the game goes on to its end."""
+    turns, _ = record_turns("dame100")
+    log = write_log(tmp_path / "game.jsonl", "dame100", turns[:12])
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    boards = [n for n, e in enumerate(entries) if "points" in e]
+    seen = [e for n, e in enumerate(entries) if n not in boards[4:7]]  # after plies 4, 5 and 6: not seen
+    log.write_text("".join(json.dumps(e) + "\n" for e in seen))
+    out = cli("replay", log, "--game", "dame100", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    assert [e["turn"] for e in events(out.stdout) if e["event"] == "turn"] == turns[:12]
+    told = [line.split("not seen: ", 1)[1] for line in out.stderr.splitlines() if "not seen: " in line]
+    assert len(told) == 1 and told[0].endswith(" (check them); 'u' takes back the last")
+    assert told[0].split(" (")[0] in [" ".join(turns[k:k + 3]) for k in range(10)]
+    assert read_journal(tmp_path / "j").turns == turns[:12]
