@@ -22,8 +22,8 @@ reading sure that a point holds a stack, or none (``presence``), is as firm abou
 as a confident one, however unsure which stack it is.  A board no single turn explains may
 be two turns: one seen only unsure on the board before, or one on points whose readings say
 next to nothing, or a longer turn than the pending one (its last move read unsure), then
-the reply; or up to :data:`MISSED_TURNS` turns played while the camera saw no board, read
-surely where they changed it (:func:`_missed`); a turn seen unsure before and a reply that fit every reading
+the reply; or up to :data:`MISSED_TURNS` turns played while the camera saw no board, each
+read surely somewhere it changed the board (:func:`_missed`); a turn seen unsure before and a reply that fit every reading
 are preferred to one turn that fits only by overriding readings.  Readings the players have confirmed wrong
 (:meth:`GameState.accept`) say the record's stack for as long as they stay the same.
 
@@ -982,9 +982,8 @@ def _reply_after(state: GameState, seen: _Seen, done: bool, firsts: list[tuple[A
 
 def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
     """Turns played while the camera saw no board (it was unplugged, covered or turned away):
-    the fewest, two to :data:`MISSED_TURNS` after the pending turn, whose last board fits
-    every reading, where every point that changed is read surely (a disc read sure to be there
-    but unsure which stack is no turn no one saw: more likely a shadow).  Lines that end on the same board are one (no board tells them apart);
+    the fewest, two to :data:`MISSED_TURNS` after the pending turn, whose last board fits every
+    reading (or, unique, overrules unsure ones), each of them changing a point read surely.  Lines that end on the same board are one (no board tells them apart);
     ``None`` where none fits, or where more than :data:`MISSED_LINES` lines would have to be
     followed to tell.
 
@@ -1008,8 +1007,18 @@ def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
     start = () if state.pending is None else (state.pending,)
     with _pushed(board, start):
         first_off = off(board.stacks, range(len(board.stacks)))
-    if any(seen.low[i] for i in first_off):
-        return None  # turns no one saw are taken only from a board read surely where it changed
+
+    def shown(candidate: Candidate) -> bool:
+        """Whether each turn of ``candidate`` not seen changes a point read surely: a disc read
+        sure to be there but unsure which stack is no turn no one saw (more likely a shadow)."""
+        with _pushed(board, start):
+            line = candidate.turns[len(start):]
+            for n, turn in enumerate(line):
+                with _pushed(board, line[:n]):
+                    changes = played_changes(board, turn)
+                if not any(not seen.low[i] and seen.stacks[i] is not None for i in changes):
+                    return False
+        return True
     expanded = 0
     for count in range(2, MISSED_TURNS + 1):
         lines: dict[Any, tuple[Any, ...]] = {}
@@ -1019,8 +1028,10 @@ def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
             at ``differ``, ``left`` turns to go after it, the reply among them) into ``lines``;
             False once there are too many, or too many boards' turns were listed."""
             nonlocal expanded
-            if left == 1:
-                lines.setdefault(board.key(), line)
+            if left == 1:  # of the lines to one board, the one of the fewest moves reads first
+                key = board.key()
+                if key not in lines or sum(map(_length, line)) < sum(map(_length, lines[key])):
+                    lines[key] = line
                 return len(lines) <= MISSED_LINES
             expanded += 1
             if expanded > MISSED_LINES:
@@ -1043,12 +1054,12 @@ def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
         if found is None:
             continue
         missed = f"{count} turns played while the board was not seen"
-        if found.kind == "turn" and not found.best.overridden:
+        if found.kind == "turn" and shown(found.best):
             best = found.best
             return replace(found, missed=True,
                            message=f"{missed}: {' '.join(best.notations[len(start):])} (check them)"
                                    + ("; the turn may go on" if best.may_continue and not done else ""))
-        if found.kind == "ambiguous" and all(not c.overridden for c in found.candidates):
+        if found.kind == "ambiguous" and all(not c.overridden and shown(c) for c in found.candidates):
             # The same board by turns in another order (two discs placed by one player): the
             # board cannot tell which, the players can.
             return replace(found, missed=True,

@@ -19,14 +19,17 @@ BOUNDARY = b"frame"
 class StreamCamera:
     """Serves ``frames`` (JPEG bytes) at ``fps`` on ``http://127.0.0.1:PORT/video``, to one
     client at a time, each frame once: a client that connects again gets the frames after the
-    last one sent.  ``outage`` (frame index, seconds): after sending that frame, the camera
-    closes the connection and refuses connections for that long, then serves again.  After the
-    last frame it goes away for good."""
+    last one sent, or with ``live`` those after the ones the camera filmed meanwhile.
+    ``outage`` (frame index, seconds): after sending that frame, the camera closes the
+    connection and refuses connections for that long, then serves again.  After the last frame
+    it goes away for good."""
 
-    def __init__(self, frames: list[bytes], fps: float, outage: tuple[int, float] | None = None) -> None:
+    def __init__(self, frames: list[bytes], fps: float, outage: tuple[int, float] | None = None,
+                 live: bool = False) -> None:
         self.frames = frames
         self.fps = fps
         self.outage = outage
+        self.live = live
         self.sent = 0
         self.connections = 0
         self.done = threading.Event()
@@ -38,8 +41,8 @@ class StreamCamera:
         self._serve()
 
     @classmethod
-    def from_video(cls, video: Path, count: int, fps: float, outage: tuple[int, float] | None = None
-                   ) -> "StreamCamera":
+    def from_video(cls, video: Path, count: int, fps: float, outage: tuple[int, float] | None = None,
+                   live: bool = False) -> "StreamCamera":
         """The first ``count`` frames of ``video``, as JPEG at quality 90."""
         cap = cv2.VideoCapture(str(video))
         frames = []
@@ -49,7 +52,7 @@ class StreamCamera:
                 break
             frames.append(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
         cap.release()
-        return cls(frames, fps, outage)
+        return cls(frames, fps, outage, live)
 
     @property
     def url(self) -> str:
@@ -91,6 +94,8 @@ class StreamCamera:
     def _away(self, seconds: float) -> None:
         self._stop()
         if not self.done.wait(seconds):  # back, unless closed for good meanwhile
+            if self.live:
+                self.sent += round(seconds * self.fps)
             self._serve()
 
     def _stop(self) -> None:
