@@ -23,9 +23,10 @@ as a confident one, however unsure which stack it is.  A board no single turn ex
 be two turns: one seen only unsure on the board before, or one on points whose readings say
 next to nothing, or a longer turn than the pending one (its last move read unsure), then
 the reply; or up to :data:`MISSED_TURNS` turns played while the camera saw no board, each
-read surely somewhere it changed the board (:func:`_missed`); a turn seen unsure before and a reply that fit every reading
-are preferred to one turn that fits only by overriding readings.  Readings the players have confirmed wrong
-(:meth:`GameState.accept`) say the record's stack for as long as they stay the same.
+read surely somewhere it changed the board (:func:`_missed`).  A turn seen unsure before and a
+reply that fit every reading are preferred to one turn that fits only by overriding readings.
+Readings the players have confirmed wrong (:meth:`GameState.accept`) say the record's stack
+for as long as they stay the same.
 
 Matching compares visible boards, not lists of moves: every legal turn is reduced
 once per position to the points it changes (cached), so each observation costs a
@@ -983,9 +984,10 @@ def _reply_after(state: GameState, seen: _Seen, done: bool, firsts: list[tuple[A
 def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
     """Turns played while the camera saw no board (it was unplugged, covered or turned away):
     the fewest, two to :data:`MISSED_TURNS` after the pending turn, whose last board fits every
-    reading (or, unique, overrules unsure ones), each of them changing a point read surely.  Lines that end on the same board are one (no board tells them apart);
-    ``None`` where none fits, or where more than :data:`MISSED_LINES` lines would have to be
-    followed to tell.
+    reading (or, unique, overrules unsure ones), each of them changing a point read surely.
+    Lines that end on the same board are one (no board tells them apart; the one of the fewest
+    moves is named); ``None`` where none fits, or where more than :data:`MISSED_LINES` lines
+    would have to be followed to tell.
 
     A line goes on only with turns that change a point its board shows otherwise than the one
     read, and while the turns left could still bring it there: each changes at most one point

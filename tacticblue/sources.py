@@ -145,8 +145,8 @@ class CaptureSource(FrameSource):
         if self.wait_s <= 0:
             return False
         mend = "check the camera and its network" if self.is_stream else "plug it back in"
-        self._tell(time.monotonic() - self._start, f"{self.description} stopped delivering frames: waiting up to {self.wait_s:g} s for it ({mend}); "
-                   "the game is kept")
+        self._tell(time.monotonic() - self._start, f"{self.description} stopped delivering frames: waiting up to "
+                                                   f"{self.wait_s:g} s for it ({mend}); the game is kept")
         deadline = time.monotonic() + self.wait_s
         while time.monotonic() < deadline:
             self._cap.release()

@@ -42,9 +42,9 @@ class VisionReader:
         self._note: str | None = None
         self._area: Any = None
         self._told = False
+        """Whether the players have had :meth:`vision.reader.StackReader.view_note` (once a game)."""
         self._told_size: tuple[int, int] | None = None
         """The frame size the players were last told a calibration does not fit."""
-        """Whether the players have had :meth:`vision.reader.StackReader.view_note` (once a game)."""
         self._set_up: dict[str, str] | None = None
         """The position the pieces showed when the board was found, until a frame is read: its
         heights tell whether the discs are the size the reader takes (:func:`vision.discs.discs_note`)."""

@@ -66,7 +66,8 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
                    help="for synthetic videos (`tacticblue scenes video`): take the stacks from the video's "
                         "ground truth instead of reading them, to check the loop and the referee apart from vision")
     add_led_arguments(p)
-    p.set_defaults(camera_size=CAMERA_SIZE, camera_wait=CAMERA_WAIT_S, photos=False)  # a camera index given to replay; replay --photos
+    # A camera index given to replay; replay --photos.
+    p.set_defaults(camera_size=CAMERA_SIZE, camera_wait=CAMERA_WAIT_S, photos=False)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
