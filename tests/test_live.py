@@ -1474,3 +1474,25 @@ def test_turns_played_while_the_camera_saw_no_board_are_recorded_and_the_players
     assert len(told) == 1 and told[0].endswith(" (check them); 'u' takes back the last")
     assert told[0].split(" (")[0] in [" ".join(turns[k:k + 3]) for k in range(10)]
     assert read_journal(tmp_path / "j").turns == turns[:12]
+
+
+def test_turns_not_seen_whose_order_the_board_cannot_show_are_confirmed_by_the_players(cli, tmp_path):
+    """Abande's first three placements seen only as the board after them: black's two discs
+    may have come in either order, which no board shows.  The players are asked, confirm the
+    first ('1'), and the game goes on from there."""
+    turns, _ = record_turns("abande")
+    log = write_log(tmp_path / "game.jsonl", "abande", turns[:8])
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    boards = [n for n, e in enumerate(entries) if "points" in e]
+    seen = [e for n, e in enumerate(entries) if n not in boards[1:3]]  # after d4 and d5: not seen
+    after = [n for n, e in enumerate(seen) if "points" in e][1]
+    seen.insert(after + 1, {"t": seen[after]["t"] + 0.2, "command": "1"})
+    log.write_text("".join(json.dumps(e) + "\n" for e in seen))
+    out = cli("replay", log, "--game", "abande", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    evs = events(out.stdout)
+    assert evs[0]["event"] == "ambiguous" and evs[0]["candidates"] == ["d4 d5 e4", "e4 d5 d4"]
+    assert evs[0]["message"].startswith("3 turns played while the board was not seen, and the board does not show "
+                                        "in which order")
+    assert [e["turn"] for e in evs if e["event"] == "turn"] == turns[:8]
+    assert read_journal(tmp_path / "j").turns == turns[:8]
