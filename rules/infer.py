@@ -1002,13 +1002,9 @@ def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
     """
     board = state.board
     fits = board.stack_fits
-
-    def off(stacks: Sequence[str], points: Iterable[int]) -> set[int]:
-        return {i for i in points if not seen.agrees(fits, i, stacks[i])}
-
     start = () if state.pending is None else (state.pending,)
     with _pushed(board, start):
-        first_off = off(board.stacks, range(len(board.stacks)))
+        first_off = set(_mismatches(fits, seen, board.stacks, range(len(board.stacks))))
 
     def shown(candidate: Candidate) -> bool:
         """Whether each turn of ``candidate`` not seen changes a point read surely: a disc read
@@ -1021,6 +1017,7 @@ def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
                 if not any(not seen.low[i] and seen.stacks[i] is not None for i in changes):
                     return False
         return True
+
     expanded = 0
     for count in range(2, MISSED_TURNS + 1):
         lines: dict[Any, tuple[Any, ...]] = {}
@@ -1041,8 +1038,7 @@ def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
             results = state.position().results
             most = max((len(changes) for _, changes in results), default=0) + 1
             for turn, changes in results:
-                after = (differ - changes.keys()) | {i for i, stack in changes.items()
-                                                     if not seen.agrees(fits, i, stack)}
+                after = (differ - changes.keys()).union(_mismatches(fits, seen, changes, changes))
                 if not differ.isdisjoint(changes) and len(after) <= (left - 1) * most:
                     with _pushed(board, (turn,)):
                         if not follow(line + (turn,), after, left - 1):

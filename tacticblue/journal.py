@@ -190,6 +190,7 @@ class Journal:
         says why: the referee goes on (:meth:`news`)."""
         self._held.append(json.dumps(entry, ensure_ascii=False) + "\n")
         fd = self._handle.fileno()
+        size: int | None = None
         try:
             size = os.fstat(fd).st_size
             data = "".join(self._held).encode("utf-8")
@@ -197,11 +198,12 @@ class Journal:
                 data = data[os.write(fd, data):]
             os.fsync(fd)
         except OSError as e:
-            try:  # a write refused part-way is cut back, so the file stays whole lines
-                os.ftruncate(fd, size)
-                os.lseek(fd, size, os.SEEK_SET)
-            except (OSError, UnboundLocalError):
-                pass
+            if size is not None:  # a write refused part-way is cut back, so the file stays whole lines
+                try:
+                    os.ftruncate(fd, size)
+                    os.lseek(fd, size, os.SEEK_SET)
+                except OSError:
+                    pass
             self.problem = f"{self.path}: cannot write ({e.strerror})"
             return
         self._held.clear()
