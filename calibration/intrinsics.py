@@ -1,4 +1,4 @@
-"""Camera intrinsics from photos of a calibration pattern (OpenCV's ``calibrateCamera``).
+"""Camera intrinsics from photos or films of a calibration pattern (OpenCV's ``calibrateCamera``).
 
 Patterns are written as on the command line:
 
@@ -144,14 +144,17 @@ def charuco_board(pattern: Pattern, square_mm: float, marker_mm: float) -> "cv2.
 
 
 def detect_pattern(gray: np.ndarray, pattern: Pattern, square_mm: float,
-                   marker_mm: float | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+                   marker_mm: float | None = None, quick: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
     """The pattern's corners in one grey image: (object points N x 3 mm, image points N x 2 px).
 
-    ``None`` when the pattern is not found (or, for ChArUco, fewer than 6 corners are)."""
+    ``None`` when the pattern is not found (or, for ChArUco, fewer than 6 corners are).
+    ``quick``: a chessboard is first looked for roughly (OpenCV's ``CALIB_CB_FAST_CHECK``), so
+    that the frames of a film without it cost little."""
     if pattern.kind == "chessboard":
         size = (pattern.cols, pattern.rows)
         found, corners = cv2.findChessboardCorners(
-            gray, size, flags=cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE)
+            gray, size, flags=cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
+            | (cv2.CALIB_CB_FAST_CHECK if quick else 0))
         if not found:
             return None
         corners = cv2.cornerSubPix(gray, corners, (11, 11), (-1, -1),
@@ -167,35 +170,148 @@ def detect_pattern(gray: np.ndarray, pattern: Pattern, square_mm: float,
     return obj.astype(np.float32), corners.reshape(-1, 2).astype(np.float32)
 
 
+@dataclass(frozen=True)
+class PatternView:
+    """One view of the pattern: where it was seen (a file, or a video's name and time), its
+    corners on the pattern (N x 3, mm) and in the picture (N x 2, pixels)."""
+
+    name: str
+    object_mm: np.ndarray
+    image_px: np.ndarray
+
+
 def calibrate_camera(images: Sequence[str | Path], pattern: Pattern, square_mm: float = 25.0,
                      marker_mm: float | None = None) -> IntrinsicsResult:
     """Fit K and distortion (k1, k2, p1, p2, k3) to every image where the pattern is found.
 
     All images must have the same size.  ``ValueError`` when fewer than 3 views are usable
     (too few to separate focal length from distortion) or an image cannot be read."""
-    obj_pts, img_pts, used, rejected = [], [], [], []
-    size: tuple[int, int] | None = None
+    views = PatternViews(pattern, square_mm, marker_mm)
     for path in images:
-        gray = read_image(path, grey=True)
-        this = (gray.shape[1], gray.shape[0])
-        if size is not None and this != size:
-            raise ValueError(f"{path}: image size {this[0]}x{this[1]} differs from {size[0]}x{size[1]}")
-        size = this
-        found = detect_pattern(gray, pattern, square_mm, marker_mm)
+        views.photo(read_image(path, grey=True), str(path))
+    return views.fit()
+
+
+MIN_VIEWS = 3
+"""The fewest views of the pattern that separate the focal length from the lens's distortion."""
+
+
+def same_size(size: tuple[int, int] | None, image: np.ndarray, name: str) -> tuple[int, int]:
+    """``image``'s size (width, height), which must be ``size`` unless that is None (the
+    first picture); ``ValueError`` naming ``name`` otherwise: one camera gives one size."""
+    this = (image.shape[1], image.shape[0])
+    if size is not None and this != size:
+        raise ValueError(f"{name}: image size {this[0]}x{this[1]} differs from {size[0]}x{size[1]}")
+    return this
+
+
+def view_signature(image_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Where and how the pattern lies in a picture of ``size`` (width, height), whatever order
+    its corners ``image_px`` (N x 2) were found in: their centre (shares of the picture's longer
+    side), the log of their spread, and their shape (the spread's anisotropy and its direction,
+    which turning or tilting the pattern changes).
+
+    >>> grid = np.mgrid[0:9, 0:6].T.reshape(-1, 2) * 20.0 + 100.0
+    >>> a, b = view_signature(grid, (640, 480)), view_signature(grid[::-1], (640, 480))
+    >>> bool(np.allclose(a, b)), bool(np.allclose(view_signature(grid + 64, (640, 480))[:2], a[:2] + 0.1))
+    (True, True)
+    """
+    pts = np.asarray(image_px, float).reshape(-1, 2) / max(size)
+    centre = pts.mean(axis=0)
+    cov = np.cov((pts - centre).T)
+    trace = float(np.trace(cov))
+    shape = np.array([cov[0, 0] - cov[1, 1], 2 * cov[0, 1]]) / trace
+    return np.array([*centre, 0.5 * np.log(trace), *shape])
+
+
+MIN_VIEW_CHANGE = 0.08
+"""How far (:func:`view_signature` units) a view of the pattern in a film must differ from
+every view kept to be kept too: a pattern held still, or moved a little, adds nothing but
+the fit's time, while views spread over the picture, near and far and tilted, are what pin
+the lens down.  0.08 is the pattern moved by 8% of the picture, brought 8% nearer, or turned
+by about 10 degrees."""
+
+
+def view_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """How unlike two :func:`view_signature` are: the sum of their centres', spreads' and shapes' differences."""
+    return float(np.hypot(*(a[:2] - b[:2])) + abs(a[2] - b[2]) + np.hypot(*(a[3:] - b[3:])))
+
+
+class PatternViews:
+    """The views of the pattern gathered from photos, each used where the pattern shows, and
+    from the frames of films or a live camera, of which only views unlike those kept before
+    (:data:`MIN_VIEW_CHANGE`) are kept, up to ``most``; and the camera that fits them
+    (:meth:`fit`).  One camera takes them all, at one size."""
+
+    def __init__(self, pattern: Pattern, square_mm: float, marker_mm: float | None = None, most: int = 20) -> None:
+        self.pattern, self.square_mm, self.marker_mm, self.most = pattern, square_mm, marker_mm, most
+        self.views: list[PatternView] = []
+        self.rejected: list[str] = []
+        """The photos without the pattern."""
+        self.size: tuple[int, int] | None = None
+        self.pictures = 0
+        """Photos and frames looked at so far."""
+        self.frames = 0
+        """Of those, the frames."""
+        self.found = 0
+        """The photos and frames showing the pattern."""
+        self._signatures: list[np.ndarray] = []
+
+    @property
+    def full(self) -> bool:
+        """Whether ``most`` views have been kept from frames."""
+        return len(self._signatures) >= self.most
+
+    def photo(self, image: np.ndarray, name: str) -> bool:
+        """Use the pattern's view in ``image`` (BGR or grey; named ``name``), if it shows it; whether it did."""
+        found = self._find(image, name, quick=False)
         if found is None:
-            rejected.append(str(path))
-            continue
-        obj_pts.append(found[0])
-        img_pts.append(found[1])
-        used.append(str(path))
-    if len(used) < 3 or size is None:
-        raise ValueError(f"the {pattern.kind} pattern was found in {len(used)} of {len(images)} images: "
-                         "need at least 3 views")
-    w, h = size
-    K0 = np.array([[max(w, h), 0, (w - 1) / 2], [0, max(w, h), (h - 1) / 2], [0, 0, 1]], float)
-    rms, K, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, K0, None,
-                                             flags=cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_USE_INTRINSIC_GUESS)
-    return IntrinsicsResult(CameraModel(K, dist.ravel(), size), float(rms), tuple(used), tuple(rejected))
+            self.rejected.append(name)
+            return False
+        self.views.append(PatternView(name, *found))
+        return True
+
+    def frame(self, image: np.ndarray, name: str) -> bool:
+        """Keep the pattern's view in a film's frame ``image``, if it shows it, unlike the
+        views kept from frames before, and fewer than ``most`` have been; whether it was kept."""
+        if self.full:
+            return False
+        self.frames += 1
+        found = self._find(image, name, quick=True)
+        if found is None:
+            return False
+        signature = view_signature(found[1], self.size)
+        if any(view_distance(signature, s) < MIN_VIEW_CHANGE for s in self._signatures):
+            return False
+        self._signatures.append(signature)
+        self.views.append(PatternView(name, *found))
+        return True
+
+    def fit(self) -> IntrinsicsResult:
+        """K and distortion (k1, k2, p1, p2, k3) fitted to the views, square pixels assumed;
+        ``ValueError`` with fewer than :data:`MIN_VIEWS`."""
+        if self.size is None:
+            raise ValueError("no pictures of the pattern given")
+        if len(self.views) < MIN_VIEWS:
+            kept = "" if len(self.views) == self.found else f", {len(self.views)} of them views unlike each other"
+            raise ValueError(f"the {self.pattern.kind} pattern was found in {self.found} of {self.pictures} "
+                             f"{'pictures' if self.frames else 'images'}{kept}: need at least {MIN_VIEWS} views"
+                             + (" (hold it at other places, distances and tilts)" if self.frames else ""))
+        w, h = self.size
+        K0 = np.array([[max(w, h), 0, (w - 1) / 2], [0, max(w, h), (h - 1) / 2], [0, 0, 1]], float)
+        rms, K, dist, _, _ = cv2.calibrateCamera(
+            [v.object_mm for v in self.views], [v.image_px for v in self.views], self.size, K0, None,
+            flags=cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_USE_INTRINSIC_GUESS)
+        return IntrinsicsResult(CameraModel(K, dist.ravel(), self.size), float(rms),
+                                tuple(v.name for v in self.views), tuple(self.rejected))
+
+    def _find(self, image: np.ndarray, name: str, quick: bool) -> tuple[np.ndarray, np.ndarray] | None:
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        self.size = same_size(self.size, gray, name)
+        self.pictures += 1
+        found = detect_pattern(gray, self.pattern, self.square_mm, self.marker_mm, quick=quick)
+        self.found += found is not None
+        return found
 
 
 def save_camera(result: IntrinsicsResult, path: str | Path) -> None:

@@ -1,14 +1,19 @@
-"""Camera intrinsics: OpenCV's own real calibration photos, and a ChArUco pattern."""
+"""Camera intrinsics: OpenCV's own real calibration photos (as photos, as a film and as a
+camera streaming them), and a ChArUco pattern."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
-from conftest import one_line_error
+from conftest import ROOT, one_line_error
+from stream_camera import StreamCamera
 
 from calibration.camera import CameraModel, look_at_pose
 from calibration.intrinsics import calibrate_camera, charuco_board, parse_pattern
@@ -44,6 +49,104 @@ def test_intrinsics_from_opencvs_real_photos_match_opencvs_reference(cli, left_p
     # The text report names the figures a user needs.
     r = cli("calibrate", "camera", *left_photos[:5], "--pattern", "chessboard:9x6")
     assert r.returncode == 0 and "RMS reprojection error" in r.stdout
+    # A folder of the photos (and a file that is none) is read as the photos.
+    (tmp_path / "photos").mkdir()
+    for photo in left_photos:
+        (tmp_path / "photos" / photo.name).symlink_to(photo)
+    (tmp_path / "photos" / "notes.txt").write_text("taken with the phone")
+    r = cli("calibrate", "camera", tmp_path / "photos", "--pattern", "chessboard:9x6", "--json")
+    assert r.returncode == 0 and np.allclose(json.loads(r.stdout)["K"], got["K"]), r.stderr
+
+
+def reference_camera() -> tuple[np.ndarray, float]:
+    """OpenCV's own fit to its photos: K and the mean reprojection error."""
+    ref = cv2.FileStorage(str(OPENCV_DATA / "left_intrinsics.yml"), cv2.FILE_STORAGE_READ)
+    return ref.getNode("camera_matrix").mat(), ref.getNode("avg_reprojection_error").real()
+
+
+def film(photos: list[Path], path: Path, held: int = 6, moving: int = 3) -> Path:
+    """A film (MPEG-4, 10 frames a second) of ``photos``, each held for ``held`` frames, then
+    blurred for ``moving`` as a hand moves the pattern on."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10, (640, 480))
+    for photo in photos:
+        image = cv2.imread(str(photo))
+        for frame in [image] * held + [cv2.GaussianBlur(image, (0, 0), 6)] * moving:
+            writer.write(frame)
+    writer.release()
+    return path
+
+
+def test_intrinsics_from_a_film_of_the_pattern_match_opencvs_reference(cli, left_photos, tmp_path):
+    """A film of the pattern held still at each place, moved blurred between: one view of
+    each place is taken (the film's 117 frames are looked at every 0.2 s), and the camera
+    comes out as from the photos."""
+    out = cli("calibrate", "camera", film(left_photos, tmp_path / "pattern.mp4"), "--pattern", "chessboard:9x6",
+              "--json")
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    K_ref, rms_ref = reference_camera()
+    assert got["images_used"] == 13 and len({name.split(" at ")[1] for name in got["used"]}) == 13
+    assert got["K"][0][0] == pytest.approx(K_ref[0, 0], rel=0.01)
+    assert np.allclose(np.array(got["K"])[:2, 2], K_ref[:2, 2], atol=3.0)
+    assert got["rms"] == pytest.approx(rms_ref, abs=0.1)
+    out = cli("calibrate", "camera", tmp_path / "pattern.mp4", "--pattern", "chessboard:9x6", "--views", "5")
+    assert out.returncode == 0, out.stderr
+    assert f"video {tmp_path / 'pattern.mp4'}: 5 views of " in out.stdout and "over 5 views" in out.stdout
+
+
+def test_a_camera_streaming_the_pattern_gives_views_until_enough_or_ctrl_c(left_photos):
+    """A camera on the network (MJPEG over HTTP, as phones' webcam apps serve it) filming the
+    pattern moved about: views are taken until there are --views of them, and the camera let
+    go; or, with Ctrl-C, the views taken so far are fitted."""
+    frames = [cv2.imencode(".jpg", cv2.imread(str(p)))[1].tobytes() for p in left_photos for _ in range(4)]
+    camera = StreamCamera(frames, fps=20)
+    out = subprocess.run([sys.executable, "-m", "tacticblue", "calibrate", "camera", camera.url, "--pattern",
+                          "chessboard:9x6", "--views", "6", "--json"], capture_output=True, text=True, cwd=ROOT,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["images_used"] == 6
+    assert "hold the pattern before it" in out.stderr and "view 6 taken" in out.stderr
+    assert camera.sent < len(frames)  # it stopped watching once it had them
+    camera.close()
+    camera = StreamCamera(frames, fps=4)
+    run = subprocess.Popen([sys.executable, "-m", "tacticblue", "calibrate", "camera", camera.url, "--pattern",
+                            "chessboard:9x6", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           cwd=ROOT)
+    told = []
+    while not any(line.startswith("view 4 taken") for line in told):
+        told.append(run.stderr.readline())
+        assert told[-1], "".join(told)
+    run.send_signal(signal.SIGINT)
+    stdout, _ = run.communicate(timeout=30)
+    camera.close()
+    assert run.returncode == 0
+    assert json.loads(stdout)["images_used"] >= 4
+
+
+def test_a_film_without_enough_views_of_the_pattern_is_one_clear_line(cli, left_photos, tmp_path):
+    still = film(left_photos[:1], tmp_path / "still.mp4", held=30, moving=0)
+    line = one_line_error(cli("calibrate", "camera", still, "--pattern", "chessboard:9x6"))
+    assert line.endswith("the chessboard pattern was found in 15 of 15 pictures, 1 of them views unlike each "
+                         "other: need at least 3 views (hold it at other places, distances and tilts)")
+    blank = tmp_path / "blank.mp4"
+    writer = cv2.VideoWriter(str(blank), cv2.VideoWriter_fourcc(*"mp4v"), 10, (640, 480))
+    for _ in range(20):
+        writer.write(np.full((480, 640, 3), 128, np.uint8))
+    writer.release()
+    line = one_line_error(cli("calibrate", "camera", blank, "--pattern", "chessboard:9x6"))
+    assert line.endswith("the chessboard pattern was found in 0 of 10 pictures: need at least 3 views (hold it at "
+                         "other places, distances and tilts)")
+    big = tmp_path / "big.png"
+    cv2.imwrite(str(big), np.full((720, 1280), 128, np.uint8))
+    line = one_line_error(cli("calibrate", "camera", big, still, "--pattern", "chessboard:9x6"))
+    assert line.endswith(f"{still} at 0.0 s: image size 640x480 differs from 1280x720")
+    (tmp_path / "notes.txt").write_text("not a film")
+    line = one_line_error(cli("calibrate", "camera", tmp_path / "notes.txt", "--pattern", "chessboard:9x6"))
+    assert line.endswith(f"cannot open video {tmp_path / 'notes.txt'} (not a video OpenCV can decode)")
+    line = one_line_error(cli("calibrate", "camera", tmp_path / "gone.mp4", "--pattern", "chessboard:9x6"))
+    assert line.endswith(f"no such video file: {tmp_path / 'gone.mp4'}")
+    line = one_line_error(cli("calibrate", "camera", still, "--pattern", "chessboard:9x6", "--views", "2"))
+    assert "views must be 3..200" in line
 
 
 def test_charuco_pattern_recovers_a_known_camera(tmp_path):

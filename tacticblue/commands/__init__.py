@@ -42,6 +42,11 @@ def frame_size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def camera_size(text: str) -> tuple[int, int] | None:
+    """``--camera-size``: ``WxH``, or ``native`` (None) for the camera's own default."""
+    return None if text.lower() == "native" else frame_size(text)
+
+
 def disc_size(text: str) -> tuple[float, float]:
     """The discs' size written ``DIAMETERxTHICKNESS`` in millimetres, as ``29x7`` or
     ``31.5x8`` (an argparse type).

@@ -1,6 +1,8 @@
 """``tacticblue calibrate``: camera intrinsics, finding the board, and checking the result.
 
     tacticblue calibrate camera left*.jpg --pattern chessboard:9x6 --square-mm 25 -o camera.json
+    tacticblue calibrate camera pattern.mp4 --pattern chessboard:9x6 -o camera.json   # a film of it
+    tacticblue calibrate camera 0 --pattern chessboard:9x6 -o camera.json             # the camera itself
     tacticblue calibrate board frame.png --game accasta [--camera camera.json] -o board.json
     tacticblue calibrate board frame.png --game dame100 --corners 102,640 1180,655 1010,80 250,70 -o board.json
     tacticblue calibrate show frame.png --calibration board.json -o overlay.png
@@ -9,14 +11,20 @@
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tacticblue.commands import CLIError, add_discs_argument, board_spec, finite_number, print_json, write_overlay
+from tacticblue.commands import (CLIError, add_discs_argument, board_spec, camera_size, finite_number, print_json,
+                                 write_overlay)
+from tacticblue.sources import CAMERA_SIZE
 
 if TYPE_CHECKING:
+    from calibration.intrinsics import PatternViews
     from rules.geometry import Geometry
 
 
@@ -27,12 +35,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                             description="Calibrate the camera and find the board's pose in a picture.")
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
 
-    cam = steps.add_parser("camera", help="camera intrinsics from photos of a chessboard or ChArUco pattern")
-    cam.add_argument("images", nargs="+", metavar="IMAGE")
+    cam = steps.add_parser("camera", help="camera intrinsics from photos of a chessboard or ChArUco pattern",
+                           description="Fit the camera's focal length, centre and lens distortion to pictures of a "
+                                       "printed pattern: photos, films of it being moved about, or the camera "
+                                       "itself while you hold the pattern before it at other places, distances and "
+                                       "tilts (it takes views until it has --views of them; Ctrl-C ends sooner).")
+    cam.add_argument("images", nargs="+", metavar="INPUT",
+                     help="a photo, a folder of photos, a film, or a camera (its index, device or stream address, "
+                          "as for watch)")
     cam.add_argument("--pattern", required=True,
                      help="chessboard:COLSxROWS (inner corners) or charuco:COLSxROWS[:DICT] (squares)")
     cam.add_argument("--square-mm", type=millimetres, default=25.0, help="side of one pattern square (mm, default 25)")
     cam.add_argument("--marker-mm", type=millimetres, help="ChArUco marker side (mm, default 0.75 of a square)")
+    cam.add_argument("--views", type=views_count, default=DEFAULT_VIEWS,
+                     help="the most views taken from films and cameras, each unlike the others "
+                          f"(default {DEFAULT_VIEWS})")
+    cam.add_argument("--camera-size", type=camera_size, default=CAMERA_SIZE, metavar="WxH",
+                     help="frame size to ask of a camera: calibrate at the size you watch at (default "
+                          f"{CAMERA_SIZE[0]}x{CAMERA_SIZE[1]}, as watch; 'native': the camera's own)")
     cam.add_argument("-o", "--output", help="write the camera to this JSON file")
     cam.add_argument("--json", action="store_true", help="print the result as JSON")
     cam.set_defaults(func=run_camera)
@@ -90,14 +110,46 @@ def game_board(name: str) -> tuple[Geometry, dict[str, str] | None]:
         raise CLIError(str(e)) from None
 
 
+DEFAULT_VIEWS = 20
+"""The most views :func:`run_camera` takes from films and cameras: OpenCV's own calibration
+photos are 13, and more views spread over the picture steady the lens's distortion, while the
+fit's time grows with them."""
+LOOK_EVERY_S = 0.2
+"""How often a film's or camera's frames are looked at for the pattern (seconds): a hand
+moving it shows little new in less, and a frame looked at costs up to 0.1 s."""
+CAMERA_VIEWS_WAIT_S = 5.0
+"""How long a camera that stops delivering frames is waited for while views are taken (seconds)."""
+
+
+def views_count(text: str) -> int:
+    """``--views``: a whole number of views, 3..200 (an argparse type)."""
+    from calibration.intrinsics import MIN_VIEWS
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of views, not {text!r}") from None
+    if not MIN_VIEWS <= n <= 200:
+        raise argparse.ArgumentTypeError(f"views must be {MIN_VIEWS}..200")
+    return n
+
+
 def run_camera(args: argparse.Namespace) -> int:
-    from calibration.intrinsics import calibrate_camera, parse_pattern, save_camera
+    from calibration.intrinsics import PatternViews, parse_pattern, read_image, save_camera
 
     pattern = parse_pattern(args.pattern)
     if pattern.kind == "charuco" and args.marker_mm is not None and args.marker_mm >= args.square_mm:
         raise CLIError(f"--marker-mm must be less than --square-mm: a ChArUco marker sits inside its square "
                        f"({args.marker_mm:g} >= {args.square_mm:g})")
-    result = calibrate_camera(args.images, pattern, args.square_mm, args.marker_mm)
+    views = PatternViews(pattern, args.square_mm, args.marker_mm, args.views)
+    films = []
+    for spec in args.images:
+        photos = _photos(spec)
+        if photos is None:
+            films.append(_film_views(spec, views, args.camera_size))
+        for path in photos or ():
+            views.photo(read_image(path, grey=True), str(path))
+    result = views.fit()
     if args.output:
         save_camera(result, args.output)
     if args.json:
@@ -106,11 +158,62 @@ def run_camera(args: argparse.Namespace) -> int:
         K = result.camera.K
         print(f"camera: fx={K[0, 0]:.1f} fy={K[1, 1]:.1f} cx={K[0, 2]:.1f} cy={K[1, 2]:.1f} px, "
               f"dist={np.round(result.camera.dist, 4).tolist()}")
-        print(f"RMS reprojection error {result.rms:.3f} px over {len(result.used)} of {len(args.images)} images"
+        for film in films:
+            print(film)
+        print(f"RMS reprojection error {result.rms:.3f} px over {len(result.used)} views of {views.pictures} pictures"
               + (f"; pattern not found in: {', '.join(result.rejected)}" if result.rejected else ""))
         if args.output:
             print(f"wrote {args.output}")
     return 0
+
+
+def _photos(spec: str) -> list[Path] | None:
+    """The photos ``spec`` names (itself, or a folder's image files), or None for a film or camera."""
+    from tacticblue.sources import IMAGE_SUFFIXES, is_camera
+
+    path = Path(spec)
+    if is_camera(spec) or (not path.is_dir() and path.suffix.lower() not in IMAGE_SUFFIXES):
+        return None
+    if path.is_dir():
+        photos = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not photos:
+            raise CLIError(f"{spec}: a folder without image files ({', '.join(IMAGE_SUFFIXES)})")
+        return photos
+    return [path]
+
+
+def _film_views(spec: str, views: PatternViews, size: tuple[int, int] | None) -> str:
+    """Offer ``views`` a frame of the film or camera ``spec`` every :data:`LOOK_EVERY_S`
+    until it is full or the film ends (a camera: until Ctrl-C, too); a line saying what
+    was taken."""
+    from tacticblue.sources import SourceError, is_camera, open_source
+
+    camera = is_camera(spec)
+    try:
+        source = open_source(spec, camera_size=size, wait_s=CAMERA_VIEWS_WAIT_S) if camera else open_source(Path(spec))
+    except SourceError as e:
+        raise CLIError(str(e)) from None
+    if camera:
+        print(f"{source.description}: hold the pattern before it at other places, distances and tilts; "
+              f"{views.most} views are taken (Ctrl-C ends sooner)", file=sys.stderr, flush=True)
+    before, looked, last = len(views.views), 0, -math.inf
+    try:
+        for frame in source:
+            if frame.t < last + LOOK_EVERY_S - 1e-6:  # frame times are rounded: 0.6 is 0.6000000000000001
+                continue
+            last, looked = frame.t, looked + 1
+            if views.frame(frame.image, f"{spec} at {frame.t:.1f} s") and camera:
+                print(f"view {len(views.views) - before} taken at {frame.t:.1f} s", file=sys.stderr, flush=True)
+            if views.full:
+                break
+    except KeyboardInterrupt:
+        if not camera:
+            raise
+    except ValueError as e:  # a frame of another size than the pictures before
+        raise CLIError(str(e)) from None
+    finally:
+        source.close()
+    return f"{source.description}: {len(views.views) - before} views of {looked} frames looked at"
 
 
 def _parse_corners(items: list[str]) -> np.ndarray:

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 from rules import GAMES, Board, new_game
 from rules.base import Outcome
 from rules.infer import Observation
-from tacticblue.commands import CLIError, add_discs_argument, add_game_argument, board_spec, frame_size, seconds
+from tacticblue.commands import CLIError, add_discs_argument, add_game_argument, board_spec, camera_size, seconds
 from tacticblue.commands.panel import add_led_arguments, open_game_panel
 from tacticblue.journal import Journal, JournalError, export_record, replay_journal
 from tacticblue.session import Event, Reading, Session
@@ -111,11 +111,6 @@ def camera_spec(text: str) -> str:
                                          f"its stream's address (rtsp://..., http://...), not {text!r}; "
                                          "'tacticblue replay' takes a video file")
     return text
-
-
-def camera_size(text: str) -> tuple[int, int] | None:
-    """``--camera-size``: ``WxH``, or ``native`` (None) for the camera's own default."""
-    return None if text.lower() == "native" else frame_size(text)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
