@@ -237,6 +237,28 @@ def view_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.hypot(*(a[:2] - b[:2])) + abs(a[2] - b[2]) + np.hypot(*(a[3:] - b[3:])))
 
 
+SHARPER = 1.2
+"""How much sharper (:func:`pattern_sharpness`) a film's view of the pattern must be than a kept
+view it is like to take its place."""
+
+
+def pattern_sharpness(gray: np.ndarray, corners_px: np.ndarray) -> float:
+    """How sharp the pattern looks around its ``corners_px`` (N x 2) in a grey picture: the
+    variance of the picture's Laplacian there over that of its levels, which blurring (a hand
+    moving the pattern, a lens out of focus) lowers and lighting does not change.
+
+    >>> square = np.kron((np.indices((6, 8)).sum(axis=0) % 2) * 200 + 30, np.ones((20, 20))).astype(np.uint8)
+    >>> corners = np.array([[20.0, 20.0], [140.0, 100.0]])
+    >>> sharp, blurred = (pattern_sharpness(g, corners) for g in (square, cv2.GaussianBlur(square, (0, 0), 2)))
+    >>> bool(sharp > 2 * blurred > 0)
+    True
+    """
+    x0, y0 = np.floor(corners_px.reshape(-1, 2).min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners_px.reshape(-1, 2).max(axis=0)).astype(int) + 1
+    region = gray[max(y0, 0):y1, max(x0, 0):x1].astype(np.float32)
+    return float(cv2.Laplacian(region, cv2.CV_32F).var() / (region.var() + 1.0))
+
+
 class PatternViews:
     """The views of the pattern gathered from photos, each used where the pattern shows, and
     from the frames of films or a live camera, of which only views unlike those kept before
@@ -255,7 +277,9 @@ class PatternViews:
         """Of those, the frames."""
         self.found = 0
         """The photos and frames showing the pattern."""
-        self._signatures: list[np.ndarray] = []
+        self._signatures: list[np.ndarray] = []  # of the views kept from frames,
+        self._sharpness: list[float] = []  # how sharp they are (pattern_sharpness),
+        self._frame_views: list[int] = []  # and where they are in views
 
     @property
     def full(self) -> bool:
@@ -264,27 +288,41 @@ class PatternViews:
 
     def photo(self, image: np.ndarray, name: str) -> bool:
         """Use the pattern's view in ``image`` (BGR or grey; named ``name``), if it shows it; whether it did."""
-        found = self._find(image, name, quick=False)
+        found = detect_pattern(self._grey(image, name), self.pattern, self.square_mm, self.marker_mm)
         if found is None:
             self.rejected.append(name)
             return False
+        self.found += 1
         self.views.append(PatternView(name, *found))
         return True
 
     def frame(self, image: np.ndarray, name: str) -> bool:
         """Keep the pattern's view in a film's frame ``image``, if it shows it, unlike the
-        views kept from frames before, and fewer than ``most`` have been; whether it was kept."""
+        views kept from frames before, and fewer than ``most`` have been; or in place of such a
+        view it is like, where it is sharper (:data:`SHARPER`): a hand moving the pattern blurs
+        the first frames of each place, where OpenCV still finds its corners, some pixels off.
+        Whether it was kept."""
         if self.full:
             return False
         self.frames += 1
-        found = self._find(image, name, quick=True)
+        gray = self._grey(image, name)
+        found = detect_pattern(gray, self.pattern, self.square_mm, self.marker_mm, quick=True)
         if found is None:
             return False
-        signature = view_signature(found[1], self.size)
-        if any(view_distance(signature, s) < MIN_VIEW_CHANGE for s in self._signatures):
+        self.found += 1
+        signature, sharpness = view_signature(found[1], self.size), pattern_sharpness(gray, found[1])
+        like = [k for k, s in enumerate(self._signatures) if view_distance(signature, s) < MIN_VIEW_CHANGE]
+        if not like:
+            self._signatures.append(signature)
+            self._sharpness.append(sharpness)
+            self._frame_views.append(len(self.views))
+            self.views.append(PatternView(name, *found))
+            return True
+        k = min(like, key=lambda k: view_distance(signature, self._signatures[k]))
+        if sharpness < SHARPER * self._sharpness[k]:
             return False
-        self._signatures.append(signature)
-        self.views.append(PatternView(name, *found))
+        self._signatures[k], self._sharpness[k] = signature, sharpness
+        self.views[self._frame_views[k]] = PatternView(name, *found)
         return True
 
     def fit(self) -> IntrinsicsResult:
@@ -305,13 +343,12 @@ class PatternViews:
         return IntrinsicsResult(CameraModel(K, dist.ravel(), self.size), float(rms),
                                 tuple(v.name for v in self.views), tuple(self.rejected))
 
-    def _find(self, image: np.ndarray, name: str, quick: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    def _grey(self, image: np.ndarray, name: str) -> np.ndarray:
+        """``image`` in grey, counted as a picture looked at, of the size of those before."""
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         self.size = same_size(self.size, gray, name)
         self.pictures += 1
-        found = detect_pattern(gray, self.pattern, self.square_mm, self.marker_mm, quick=quick)
-        self.found += found is not None
-        return found
+        return gray
 
 
 def save_camera(result: IntrinsicsResult, path: str | Path) -> None:

@@ -65,12 +65,14 @@ def reference_camera() -> tuple[np.ndarray, float]:
 
 
 def film(photos: list[Path], path: Path, held: int = 6, moving: int = 3) -> Path:
-    """A film (MPEG-4, 10 frames a second) of ``photos``, each held for ``held`` frames, then
-    blurred for ``moving`` as a hand moves the pattern on."""
+    """A film (MPEG-4, 10 frames a second) of ``photos``, each held for ``held`` frames, and
+    blurred for ``moving`` frames before and after, as a hand moving the pattern blurs it
+    (sideways, over 9 pixels: OpenCV still finds its corners, up to 3 pixels off)."""
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10, (640, 480))
     for photo in photos:
         image = cv2.imread(str(photo))
-        for frame in [image] * held + [cv2.GaussianBlur(image, (0, 0), 6)] * moving:
+        blurred = cv2.filter2D(image, -1, np.full((1, 9), 1 / 9))
+        for frame in [blurred] * moving + [image] * held + [blurred] * moving:
             writer.write(frame)
     writer.release()
     return path
@@ -78,8 +80,8 @@ def film(photos: list[Path], path: Path, held: int = 6, moving: int = 3) -> Path
 
 def test_intrinsics_from_a_film_of_the_pattern_match_opencvs_reference(cli, left_photos, tmp_path):
     """A film of the pattern held still at each place, moved blurred between: one view of
-    each place is taken (the film's 117 frames are looked at every 0.2 s), and the camera
-    comes out as from the photos."""
+    each place is taken, the sharpest looked at (the film's 156 frames are looked at every
+    0.2 s), and the camera comes out as from the photos."""
     out = cli("calibrate", "camera", film(left_photos, tmp_path / "pattern.mp4"), "--pattern", "chessboard:9x6",
               "--json")
     assert out.returncode == 0, out.stderr
@@ -88,7 +90,7 @@ def test_intrinsics_from_a_film_of_the_pattern_match_opencvs_reference(cli, left
     assert got["images_used"] == 13 and len({name.split(" at ")[1] for name in got["used"]}) == 13
     assert got["K"][0][0] == pytest.approx(K_ref[0, 0], rel=0.01)
     assert np.allclose(np.array(got["K"])[:2, 2], K_ref[:2, 2], atol=3.0)
-    assert got["rms"] == pytest.approx(rms_ref, abs=0.1)
+    assert got["rms"] == pytest.approx(rms_ref, abs=0.05)
     out = cli("calibrate", "camera", tmp_path / "pattern.mp4", "--pattern", "chessboard:9x6", "--views", "5")
     assert out.returncode == 0, out.stderr
     assert f"video {tmp_path / 'pattern.mp4'}: 5 views of " in out.stdout and "over 5 views" in out.stdout

@@ -202,7 +202,9 @@ def _film_views(spec: str, views: PatternViews, size: tuple[int, int] | None) ->
             if frame.t < last + LOOK_EVERY_S - 1e-6:  # frame times are rounded: 0.6 is 0.6000000000000001
                 continue
             last, looked = frame.t, looked + 1
-            if views.frame(frame.image, f"{spec} at {frame.t:.1f} s") and camera:
+            taken = len(views.views)
+            views.frame(frame.image, f"{spec} at {frame.t:.1f} s")
+            if camera and len(views.views) > taken:
                 print(f"view {len(views.views) - before} taken at {frame.t:.1f} s", file=sys.stderr, flush=True)
             if views.full:
                 break
