@@ -13,6 +13,10 @@ written and ``fsync``-ed before the turn is announced.  Where the disk refuses i
 its stick pulled), what it took of it is cut back, the lines it refused are held and written
 before the next one, and the referee goes on (:meth:`Journal.news` tells the players).
 
+A journal open for writing is locked (``flock``), so that a second session resuming it while
+the first still runs (another terminal, a window left open) is refused rather than appending
+turns of its own among the first's, which would leave a journal no session can resume.
+
 Reading checks every line and replays the turns through the rules, so a journal that
 does not belong to the game or holds an illegal turn is refused with the line number.
 The one tolerated defect is a last line cut off without its newline (a crash or power
@@ -23,6 +27,7 @@ cut during the write): it is ignored, and :meth:`Journal.resume` moves it aside 
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import json
 import os
 from dataclasses import dataclass, field
@@ -169,6 +174,7 @@ class Journal:
             raise JournalError(f"{path} exists already: give another file, or --resume it") from None
         except OSError as e:
             raise JournalError(f"{path}: cannot create the journal ({e.strerror})") from None
+        _lock(handle, path)
         journal = cls(path, handle, game)
         journal._write({"type": "header", "format": FORMAT, "version": VERSION, "game": game,
                         "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **info})
@@ -176,13 +182,23 @@ class Journal:
 
     @classmethod
     def resume(cls, path: Path) -> tuple["Journal", JournalContents]:
-        """Reopen a journal to continue its game, returning what it already holds."""
-        contents = read_journal(path)
-        if contents.torn_tail is not None:
-            Path(str(path) + ".torn").write_text(contents.torn_tail, encoding="utf-8")
-            with open(path, "r+b") as f:
-                f.truncate(len(path.read_bytes()) - len(contents.torn_tail.encode("utf-8")))
-        return cls(path, open(path, "a", encoding="utf-8"), contents.game), contents
+        """Reopen a journal to continue its game, returning what it already holds; refused
+        while another session writes it."""
+        contents = read_journal(path)  # checked before it is opened for writing
+        try:
+            handle = open(path, "a", encoding="utf-8")
+        except OSError as e:
+            raise JournalError(f"{path}: cannot open the journal to write ({e.strerror})") from None
+        try:
+            _lock(handle, path)
+            contents = read_journal(path)  # as it is now that no session writes it
+            if contents.torn_tail is not None:
+                Path(str(path) + ".torn").write_text(contents.torn_tail, encoding="utf-8")
+                os.ftruncate(handle.fileno(), len(path.read_bytes()) - len(contents.torn_tail.encode("utf-8")))
+        except BaseException:
+            handle.close()
+            raise
+        return cls(path, handle, contents.game), contents
 
     def _write(self, entry: dict[str, Any]) -> None:
         """Append ``entry`` durably, after the lines held before it; where the disk refuses
@@ -244,6 +260,23 @@ class Journal:
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _lock(handle: IO[str], path: Path) -> None:
+    """Lock the journal open as ``handle`` for this session (released when it is closed);
+    :class:`JournalError` where another session holds it.  A file system without locks (some
+    network shares) is written unlocked."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this system
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            handle.close()
+            raise JournalError(f"{path} is being written by another tacticblue session: end that one first "
+                               "(or give another journal)") from None
 
 
 def replay_journal(contents: JournalContents) -> Board[Any]:

@@ -90,6 +90,20 @@ def test_damaged_journals_are_refused_with_the_reason_and_left_untouched(tmp_pat
     assert path.read_text() == text
 
 
+def test_a_journal_being_written_is_not_resumed_until_it_is_closed(tmp_path):
+    path = tmp_path / "game.jsonl"
+    first = _journal_with(path, ACCASTA[:2])
+    with open(path, "a") as f:
+        f.write('{"type": "turn", "ply": 3, "tu')  # the first session is writing a line
+    with pytest.raises(JournalError, match="being written by another tacticblue session"):
+        Journal.resume(path)
+    assert not (tmp_path / "game.jsonl.torn").exists()  # its line is not cut as torn
+    first.close()
+    second, contents = Journal.resume(path)
+    assert contents.turns == ACCASTA[:2] and contents.torn_tail is not None
+    second.close()
+
+
 def test_a_new_journal_never_overwrites_an_existing_file(tmp_path):
     path = tmp_path / "game.jsonl"
     path.write_text("precious\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -469,6 +470,36 @@ def test_a_video_cut_in_half_and_resumed_from_the_journal_gives_the_whole_game(c
     assert second.returncode == 0, second.stderr
     assert read_journal(tmp_path / "j").turns == truth["turns"]
     assert new_game("accasta").read_record((tmp_path / "r").read_text()).turns == truth["turns"]
+
+
+def test_a_journal_another_session_is_writing_is_not_resumed_until_that_one_ends(cli, tmp_path):
+    """A session watching a camera writes the journal; a second one started to resume it (in
+    another terminal, the first's window out of sight) would append turns of its own among the
+    first's, and leave a journal no session can resume.  It is refused in one line, the journal
+    untouched, and resumes it once the first session has ended."""
+    truth = json.loads(CLIP.with_suffix(".json").read_text())
+    camera = StreamCamera.from_video(CLIP, 60, fps=5)
+    first = subprocess.Popen([sys.executable, "-m", "tacticblue", "watch", "--camera", camera.url, "--game",
+                              "accasta", "--truth", CLIP.with_suffix(".json"), "--json", "--journal", tmp_path / "j"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "j").exists() or not (tmp_path / "j").read_text().endswith("\n"):
+        assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.stderr else ""
+        time.sleep(0.1)
+    held = (tmp_path / "j").read_bytes()
+    second = cli("replay", CLIP, "--resume", tmp_path / "j", "--truth", CLIP.with_suffix(".json"), "--json")
+    assert one_line_error(second).endswith(f"cannot resume: {tmp_path / 'j'} is being written by another tacticblue "
+                                           "session: end that one first (or give another journal) (the file is left "
+                                           "as it is)")
+    assert (tmp_path / "j").read_bytes().startswith(held) and not (tmp_path / "j.torn").exists()
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=30)
+    camera.close()
+    played = read_journal(tmp_path / "j").turns
+    assert played == truth["turns"][:len(played)]
+    second = cli("replay", CLIP, "--resume", tmp_path / "j", "--truth", CLIP.with_suffix(".json"), "--json")
+    assert second.returncode == 0, second.stderr
+    assert read_journal(tmp_path / "j").turns[:len(played)] == played
 
 
 def test_a_video_damaged_in_the_middle_is_followed_past_the_damage_and_the_user_told(cli, tmp_path):
