@@ -71,6 +71,11 @@ CAMERA_WAIT_S = 60.0
 the session ends: a USB cable pulled and put back, a phone's Wi-Fi dropping for a moment."""
 RETRY_S = 1.0
 """How often a camera that stopped delivering frames is opened again while it is waited for (seconds)."""
+FROZEN_S = 10.0
+"""A camera whose picture has not changed by a single level for this long (seconds) has frozen:
+a USB camera short of bandwidth, or a driver or stream that hangs, can go on giving its last
+frame, and the referee would see a still board while the players go on.  A working camera's
+sensor noise changes every frame.  The players are told, and the camera is opened again."""
 
 
 def is_stream(text: str) -> bool:
@@ -90,10 +95,13 @@ class CaptureSource(FrameSource):
     or a video file (Path).  A camera is asked for frames of ``size`` (width, height); ``size``
     is what it really delivers, which may be less (``note`` then says so).  A camera or stream
     that stops delivering frames is opened again every :data:`RETRY_S` for up to ``wait_s``
-    seconds, and :attr:`on_note` is told that it is waited for and when it is back."""
+    seconds, and :attr:`on_note` is told that it is waited for and when it is back; one whose
+    picture stays the same to the level for ``frozen_s`` (:data:`FROZEN_S`) is opened again
+    once, and :attr:`on_note` told that and when its picture is live again."""
 
     def __init__(self, target: int | str | Path, fps: float | None = None, max_failures: int = 30,
-                 size: tuple[int, int] | None = CAMERA_SIZE, wait_s: float = CAMERA_WAIT_S) -> None:
+                 size: tuple[int, int] | None = CAMERA_SIZE, wait_s: float = CAMERA_WAIT_S,
+                 frozen_s: float = FROZEN_S) -> None:
         self.is_camera = not isinstance(target, Path)
         self.is_stream = isinstance(target, str) and is_stream(target)
         if isinstance(target, Path) and not target.is_file():
@@ -103,6 +111,7 @@ class CaptureSource(FrameSource):
         self._target = target
         self._size_asked = size if self.is_camera and not self.is_stream else None
         self.wait_s = wait_s
+        self.frozen_s = frozen_s
         self.description = (f"stream {target}" if self.is_stream else f"camera {target}" if self.is_camera
                             else f"video {target}")
         self._cap = self._open()
@@ -122,6 +131,9 @@ class CaptureSource(FrameSource):
         """The frames the video file says it holds (0: it does not say)."""
         self._first: np.ndarray | None = None
         self._start = time.monotonic()
+        self._probe: np.ndarray | None = None  # a sample of the camera's last picture,
+        self._changed = 0.0  # when it last changed,
+        self._frozen_told = False  # and whether the players were told it seems frozen
         if not self.is_camera:
             # A file OpenCV opens may still hold no frame it can decode (e.g. a damaged picture).
             ok, self._first = self._cap.read()
@@ -190,8 +202,25 @@ class CaptureSource(FrameSource):
                 continue
             failures = 0
             t = time.monotonic() - self._start if self.is_camera else index / self.fps
+            if self.is_camera:
+                self._watch_frozen(image, t)
             yield Frame(image, t, index)
             index += 1
+
+    def _watch_frozen(self, image: np.ndarray, t: float) -> None:
+        """Open the camera again, and say so, once its picture has stayed the same for
+        :attr:`frozen_s`; say when it changes again after that."""
+        probe = image[::8, ::8]  # a frozen picture is the same everywhere; noise changes it all over
+        if self._probe is None or probe.shape != self._probe.shape or not np.array_equal(probe, self._probe):
+            if self._frozen_told:
+                self._tell(t, f"{self.description}'s picture is live again: the game goes on")
+            self._probe, self._changed, self._frozen_told = probe.copy(), t, False
+        elif not self._frozen_told and t - self._changed >= self.frozen_s:
+            self._frozen_told = True
+            self._tell(t, f"{self.description}'s picture has not changed for {self.frozen_s:g} s: it seems frozen, "
+                          "and is opened again (if it stays so, unplug the camera and plug it back in)")
+            self._cap.release()
+            self._cap = self._open()
 
     def close(self) -> None:
         self._cap.release()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from stream_camera import StreamCamera
-from tacticblue.sources import FolderSource, SourceError, open_source
+from tacticblue.sources import CaptureSource, FolderSource, SourceError, open_source
 from tacticblue.stillness import StillnessDetector
 
 
@@ -70,6 +70,29 @@ def test_a_network_camera_that_drops_out_is_waited_for_and_goes_on_where_it_left
     assert notes[0][1] == f"stream {camera.url} stopped delivering frames: " + said[0]
     assert frames[14].t < notes[0][0] < notes[1][0] < frames[15].t and camera.connections == 2
     assert source.ended_by == f"stream {camera.url} stopped delivering frames and was not back within 4 s"
+
+
+def test_a_camera_whose_picture_freezes_is_opened_again_and_the_players_told():
+    """A camera that goes on sending its last picture (a USB camera short of bandwidth, a
+    stream whose encoder hangs): the referee saw a still board while the players went on, and
+    no one was told.  Here a phone's MJPEG stream repeats a frame for 2 s: after 1 s of a
+    picture the same to the level the source says it seems frozen and opens the camera again,
+    and says when the picture is live again; the frames after it come in."""
+    film = StreamCamera.from_video(VIDEO, 18, fps=20)
+    film.close()
+    camera = StreamCamera(film.frames[:8] + [film.frames[7]] * 40 + film.frames[8:], fps=20)
+    source = CaptureSource(camera.url, wait_s=2, frozen_s=1.0)
+    notes: list[tuple[float, str]] = []
+    source.on_note = lambda t, message: notes.append((t, message))
+    frames = list(source)
+    assert [message for _, message in notes[:2]] == [
+        f"stream {camera.url}'s picture has not changed for 1 s: it seems frozen, and is opened again (if it stays "
+        "so, unplug the camera and plug it back in)",
+        f"stream {camera.url}'s picture is live again: the game goes on"]
+    assert camera.connections == 2 and notes[0][0] < notes[1][0]
+    sent = [cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).astype(int) for jpeg in film.frames]
+    last = min(range(len(sent)), key=lambda j: np.abs(frames[-1].image - sent[j]).mean())
+    assert last == len(sent) - 1  # the film's frames after the freeze came in
 
 
 def test_a_camera_not_waited_for_ends_when_it_stops():
