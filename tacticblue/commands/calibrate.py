@@ -162,6 +162,8 @@ def run_camera(args: argparse.Namespace) -> int:
             print(film)
         print(f"RMS reprojection error {result.rms:.3f} px over {len(result.used)} views of {views.pictures} pictures"
               + (f"; pattern not found in: {', '.join(result.rejected)}" if result.rejected else ""))
+        for advice in result.advice:
+            print(f"advice: {advice}")
         if args.output:
             print(f"wrote {args.output}")
     return 0
