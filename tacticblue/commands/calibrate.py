@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                             description="Calibrate the camera and find the board's pose in a picture.")
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
 
-    cam = steps.add_parser("camera", help="camera intrinsics from photos of a chessboard or ChArUco pattern",
+    cam = steps.add_parser("camera", help="camera intrinsics from photos or films of a chessboard or ChArUco pattern",
                            description="Fit the camera's focal length, centre and lens distortion to pictures of a "
                                        "printed pattern: photos, films of it being moved about, or the camera "
                                        "itself while you hold the pattern before it at other places, distances and "
