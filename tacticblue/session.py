@@ -22,7 +22,9 @@ referee, :meth:`Session.settled`, which infers the turn with
                right and the camera misreads it, confirming one of the nearest legal turns
                records it, and the readings it does not fit are taken as misreadings from then on
                (from a camera, told once a second reading agrees: :data:`REREAD_S`);
-``takeback``   the board went back to an earlier position, or :meth:`undo` was asked for;
+``takeback``   the board went back to an earlier position (at most :data:`TAKEBACK_PLIES`
+               turns back; further back, the players are asked to take the turns back with
+               :meth:`undo`), or :meth:`undo` was asked for;
 ``end``        the game is over, with its result;
 ``info``       everything else worth telling: the board re-found, the camera gone, a resume.
 
@@ -75,6 +77,15 @@ the same once the picture is still again after moving (a camera shaken, a hand p
 is its own second reading: a shaky camera's glossy black disc read white, unsure, was held
 back, dropped when the picture moved, and never taken (benchmarks/films.py, seed 1)."""
 REREADS = 3
+
+
+TAKEBACK_PLIES = 2
+"""The most turns a board back at an earlier position takes back by itself: a player's own
+last turn, or that and the reply.  Further back, the game is kept as it is and the players are
+asked to take the turns back one by one (:meth:`Session.undo`): a board set up again at the
+start for the next game, or a session resumed with another game's film, had every turn of the
+game taken back (tried: a 30-turn Accasta game, resumed and shown its opening, recorded 30
+take-backs and a new game)."""
 
 
 @dataclass(frozen=True)
@@ -276,6 +287,8 @@ class Session:
         if hold and _doubtful(result):
             self._held = observation
             return []
+        if result.kind == "restored" and self.board.ply - (result.restored_ply or 0) > TAKEBACK_PLIES:
+            return [self._far_back(result.restored_ply or 0, t)]
         before_ply = self.board.ply
         return self._apply(self.state.apply(result, observation), before_ply, t)
 
@@ -366,6 +379,15 @@ class Session:
         if events:
             self._pending_shown = None
         return events
+
+    def _far_back(self, ply: int, t: float) -> Event:
+        """What to tell the players of a board back at the position after ``ply``, more than
+        :data:`TAKEBACK_PLIES` turns back: nothing is taken back by itself."""
+        back = self.board.ply - ply
+        where = "the start position" if ply == 0 else f"the position after the first {ply} turns"
+        return self._info(t, f"the board shows {where}, {back} turns back: the game is kept as it was. If the players "
+                             f"took those turns back, press 'u' {back} times; for a new game, end this session and "
+                             "start another")
 
     def _record_takeback(self, before_ply: int, t: float, why: str) -> list[Event]:
         undone = self.notations[self.board.ply:]

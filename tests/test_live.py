@@ -208,6 +208,31 @@ def test_a_take_back_is_seen_when_the_board_returns_to_an_earlier_position(cli, 
     assert '"type": "undo"' in (tmp_path / "j").read_text()
 
 
+def test_a_board_set_back_further_than_two_turns_keeps_the_game_until_the_players_take_them_back(cli, tmp_path):
+    """After eight turns the board is set up at the start again (a new game, or a session
+    resumed with another game's film): every turn was taken back by itself, and the record
+    lost the game.  Now the game is kept and the players told how to take the turns back; so
+    too for the position of three turns ago, until 'u' is pressed three times; the position of
+    two turns before that is taken back by itself."""
+    turns, _ = record_turns("abande")
+    log = write_log(tmp_path / "g.jsonl", "abande", turns[:8])
+    seen = [{"points": new_game("abande").visible()}, {"hand": True},
+            {"points": board_after("abande", turns[:5]).visible()}, {"command": "u"}, {"command": "u"},
+            {"command": "u"}, {"hand": True}, {"points": board_after("abande", turns[:3]).visible()}]
+    with open(log, "a") as f:
+        for t, entry in enumerate(seen, 100):
+            f.write(json.dumps({"t": t, **entry}) + "\n")
+    out = cli("replay", log, "--game", "abande", "--json", "--journal", tmp_path / "j")
+    assert out.returncode == 0, out.stderr
+    notes = [line.split("note: ", 1)[1] for line in out.stderr.splitlines() if "note: the board shows" in line]
+    assert notes == [f"the board shows {where}, {back} turns back: the game is kept as it was. If the players took "
+                     f"those turns back, press 'u' {back} times; for a new game, end this session and start another"
+                     for where, back in (("the start position", 8), ("the position after the first 5 turns", 3))]
+    back = [e["undone"] for e in events(out.stdout) if e["event"] == "takeback"]
+    assert back == [[turns[7]], [turns[6]], [turns[5]], turns[3:5]]
+    assert read_journal(tmp_path / "j").turns == turns[:3]
+
+
 def test_a_game_cut_in_half_is_finished_from_its_journal(cli, tmp_path):
     turns, _ = record_turns("accasta")
     first = write_log(tmp_path / "a.jsonl", "accasta", turns[:13])
