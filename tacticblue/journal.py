@@ -184,9 +184,10 @@ class Journal:
     def resume(cls, path: Path) -> tuple["Journal", JournalContents]:
         """Reopen a journal to continue its game, returning what it already holds; refused
         while another session writes it."""
-        contents = read_journal(path)  # checked before it is opened for writing
-        try:
-            handle = open(path, "a", encoding="utf-8")
+        try:  # to append, never creating it
+            handle = os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND), "a", encoding="utf-8")
+        except FileNotFoundError:
+            raise JournalError(f"no journal at {path}") from None
         except OSError as e:
             raise JournalError(f"{path}: cannot open the journal to write ({e.strerror})") from None
         try:

@@ -19,6 +19,11 @@ import numpy as np
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".heic", ".heif")
 
 
+def image_files(folder: Path) -> list[Path]:
+    """The image files (:data:`IMAGE_SUFFIXES`) in ``folder``, in name order."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+
+
 @dataclass(frozen=True)
 class Frame:
     image: np.ndarray
@@ -240,7 +245,7 @@ class FolderSource(FrameSource):
     def __init__(self, folder: Path, fps: float = 30.0, hold_s: float | None = None) -> None:
         if not folder.is_dir():
             raise SourceError(f"no such folder: {folder}")
-        self.files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.files = image_files(folder)
         if not self.files:
             raise SourceError(f"no image files in {folder}")
         self.description = f"{'photos' if hold_s else 'frames'} in {folder}"

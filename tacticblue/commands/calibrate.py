@@ -171,13 +171,13 @@ def run_camera(args: argparse.Namespace) -> int:
 
 def _photos(spec: str) -> list[Path] | None:
     """The photos ``spec`` names (itself, or a folder's image files), or None for a film or camera."""
-    from tacticblue.sources import IMAGE_SUFFIXES, is_camera
+    from tacticblue.sources import IMAGE_SUFFIXES, image_files, is_camera
 
     path = Path(spec)
     if is_camera(spec) or (not path.is_dir() and path.suffix.lower() not in IMAGE_SUFFIXES):
         return None
     if path.is_dir():
-        photos = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        photos = image_files(path)
         if not photos:
             raise CLIError(f"{spec}: a folder without image files ({', '.join(IMAGE_SUFFIXES)})")
         return photos
