@@ -717,6 +717,17 @@ def _same_origin(pos: _Position, turn: Any) -> list[Any]:
             if getattr(t, "origin", None) == origin and t != turn and not turn_extends(t, turn)]
 
 
+def _sharing(pos: _Position, turn: Any) -> list[Any]:
+    """The other legal turns of ``pos`` that make one of ``turn``'s changes (a point left with
+    the same stack), one per board."""
+    made = next(set(changes.items()) for t, changes in pos.results if t == turn)
+    boards: dict[frozenset[tuple[int, str]], Any] = {frozenset(made): turn}
+    for t, changes in pos.results:
+        if made & set(changes.items()):
+            boards.setdefault(frozenset(changes.items()), t)
+    return [t for t in boards.values() if t != turn]
+
+
 def _first(turn: Any) -> Any:
     """A bucket for turns that may extend each other: origin and first move where the turn
     type has them (``None`` otherwise, one bucket for all)."""
@@ -899,20 +910,37 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
                 return found
         return None
     found = _reply_after(state, seen, done, firsts, unseen)
-    if state.pending is not None and (found is None or found.kind == "turn" and found.candidates[0].overridden):
-        # The pending turn was taken from a board read in part unsure: another turn from its
-        # origin may have been played instead.  It is taken where it and its reply fit the
-        # readings clearly better (:data:`REPLY_TIE`).
-        others = [(turn,) for turn in _same_origin(state.position(), state.pending)]
+    # The turn before the reply was taken from a board read in part unsure (pending, or
+    # tentative and taken with a reply that overrides readings): another turn from its origin,
+    # or making one of its changes, may have been played instead, and the unsure readings
+    # that made it the one been the misread ones.  Such a turn is taken where it and its reply
+    # fit the readings clearly better (:data:`REPLY_TIE`), or the players say which of several.
+    # (An Accasta disc moved onto f3 from g2, whose stack was read a disc too tall on both
+    # boards, was recorded as moved from f4, read right on the second: benchmarks/turns.py
+    # --elevation 60-70, seed 8206.)
+    doubtful = found is None or found.kind == "turn" and bool(found.candidates[0].overridden)
+    taken = state.pending if state.pending is not None else \
+        found.candidates[0].turns[0] if doubtful and found is not None and len(found.candidates[0].turns) == 2 else None
+    if doubtful and taken is not None:
+        pos = state.position()
+        others = [(turn,) for turn in dict.fromkeys(_same_origin(pos, taken) + _sharing(pos, taken))
+                  if (turn,) not in firsts]
         other = _reply_after(state, seen, done, others, {}) if others else None
-        if other is not None and other.kind == "turn" and \
-                other.candidates[0].score > (found.candidates[0].score if found else 0.0) + REPLY_TIE:
+        if _fits_better(other, found):
             return other
     if found is None and state.pending is not None and state.tentative:
         # The reply itself was seen only unsure (the board was taken as unchanged): the pending
         # turn, that reply and a turn after it.
         found = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
     return found
+
+
+def _fits_better(other: Inference | None, found: Inference | None) -> bool:
+    """Whether the turns of ``other`` (one, or several to choose from) fit the readings clearly
+    better than ``found``'s (by more than :data:`REPLY_TIE`)."""
+    if other is None or other.kind not in ("turn", "ambiguous"):
+        return False
+    return max(c.score for c in other.candidates) > (found.candidates[0].score if found else 0.0) + REPLY_TIE
 
 
 def _seen_before(state: GameState, seen: _Seen, done: bool) -> Inference | None:

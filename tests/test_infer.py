@@ -526,6 +526,30 @@ def test_a_pending_turn_taken_from_unsure_readings_is_put_right_when_the_reply_s
     assert state.board.visible() == camera.visible()
 
 
+@pytest.mark.parametrize("f3", [0.38, 1.0])
+def test_a_turn_seen_unsure_as_another_is_put_right_when_the_reply_shows_it(f3: float) -> None:
+    """Black's g2:+f3 is seen with g2 read a disc too tall and f4 a disc too short, both unsure:
+    the board fits f4:+f3 at every point, kept tentative (the disc on f3 read unsure too) or
+    pending (read surely: the turn may go on).  With White's reply, f4 reads
+    right (unsure, 0.55) and g2 still too tall (0.04): f4:+f3 and the reply fit only by
+    overriding f4, g2:+f3 and the reply only by overriding g2, far the less sure reading.  The
+    players are asked, g2:+f3 first, rather than f4:+f3 being recorded (benchmarks/turns.py
+    --elevation 60-70 --seed 8206, Accasta session 2)."""
+    board = new_game("accasta")
+    board.push_notation("a1:+b2,2-c1")
+    state, camera = GameState(board.copy()), board.copy()
+    camera.push_notation("g2:+f3")
+    misread = {"g2": "bbb", "f4": "b"}
+    assert after(board, board.parse_turn("f4:+f3")) == {**camera.visible(), **misread}
+    result = state.update(Observation({**camera.visible(), **misread}, {"g2": 0.05, "f4": 0.06, "f3": f3}))
+    assert result.kind == ("unchanged" if f3 < 0.5 else "turn"), result.message
+    camera.push_notation("b2:2-e1,+b3")
+    result = state.update(Observation({**camera.visible(), "g2": "bbb"}, {"g2": 0.04, "f4": 0.55}))
+    assert result.kind in ("turn", "ambiguous"), result.message
+    assert result.candidates[0].notations == ("g2:+f3", "b2:2-e1,+b3"), result.message
+    assert all(c.notations[0] != "f4:+f3" for c in result.candidates), result.message
+
+
 def test_take_back_is_reported_as_restored() -> None:
     board = new_game("accasta")
     start = board.visible()
