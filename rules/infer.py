@@ -912,8 +912,8 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     found = _reply_after(state, seen, done, firsts, unseen)
     # The turn before the reply was taken from a board read in part unsure (pending, or
     # tentative and taken with a reply that overrides readings): another turn from its origin,
-    # or making one of its changes, may have been played instead, and the unsure readings
-    # that made it the one been the misread ones.  Such a turn is taken where it and its reply
+    # or making one of its changes, may have been played instead, the unsure readings that
+    # picked it being the misread ones.  Such a turn is taken where it and its reply
     # fit the readings clearly better (:data:`REPLY_TIE`), or the players say which of several.
     # (An Accasta disc moved onto f3 from g2, whose stack was read a disc too tall on both
     # boards, was recorded as moved from f4, read right on the second: benchmarks/turns.py
