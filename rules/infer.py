@@ -720,12 +720,10 @@ def _same_origin(pos: _Position, turn: Any) -> list[Any]:
 def _sharing(pos: _Position, turn: Any) -> list[Any]:
     """The other legal turns of ``pos`` that make one of ``turn``'s changes (a point left with
     the same stack), one per board."""
-    made = next(set(changes.items()) for t, changes in pos.results if t == turn)
-    boards: dict[frozenset[tuple[int, str]], Any] = {frozenset(made): turn}
-    for t, changes in pos.results:
-        if made & set(changes.items()):
-            boards.setdefault(frozenset(changes.items()), t)
-    return [t for t in boards.values() if t != turn]
+    mine = next(changes for t, changes in pos.results if t == turn)
+    made = set(mine.items())
+    sharing = [(turn, mine)] + [(t, changes) for t, changes in pos.results if made & set(changes.items())]
+    return [t for t, _ in _one_per_board(sharing, None) if t != turn]
 
 
 def _first(turn: Any) -> Any:
@@ -1116,13 +1114,14 @@ def _unseen_turns(state: GameState, seen: _Seen, known: list[Any]) -> list[tuple
     return [(turn, frozenset(changes)) for turn, changes in _one_per_board(unseen)]
 
 
-def _one_per_board(results: Iterable[tuple[Any, Changes]]) -> list[tuple[Any, Changes]]:
-    """One of ``results`` (turn, changes) for each board they lead to, or none if they lead to
-    more than :data:`MAX_CANDIDATES` boards (too many to be told apart by a reply)."""
+def _one_per_board(results: Iterable[tuple[Any, Changes]], most: int | None = MAX_CANDIDATES
+                   ) -> list[tuple[Any, Changes]]:
+    """The first of ``results`` (turn, changes) for each board they lead to, or none if they lead
+    to more than ``most`` boards (by default too many to be told apart by a reply)."""
     boards: dict[frozenset[tuple[int, str]], tuple[Any, Changes]] = {}
     for turn, changes in results:
         boards.setdefault(frozenset(changes.items()), (turn, changes))
-    return list(boards.values()) if len(boards) <= MAX_CANDIDATES else []
+    return list(boards.values()) if most is None or len(boards) <= most else []
 
 
 def _tentative(state: GameState, observation: Observation) -> list[tuple[Any, ...]]:
