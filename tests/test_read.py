@@ -25,7 +25,7 @@ from rules.infer import LOW_CONFIDENCE, Observation
 from vision.hands import HandFinder
 from vision.heights import height_model, read_heights
 from vision.reader import Reading, StackReader, out_of_sight, seen_share, shown_layers
-from vision.stack_net import PatchHeights
+from vision.stack_net import BEHIND_SHARE, PatchHeights
 from vision.stacks import TUNED_PX_PER_MM, FrameSamples, StackModel, line_contrast, printed_lines
 from vision.synth.hand import hand_capsules
 from vision.synth.photo import random_photo_look
@@ -213,6 +213,29 @@ def test_attangle_five_stacks_never_confidently_wrong():
     """On this light board seen low, stacks whose foot is hidden by a taller stack in front
     (f2, g3) are read wrong, but unsure: their points do not look like the empty ones."""
     assert all(conf < SURE for _, _, conf in wrong("attangle-five").values())
+
+
+@pytest.mark.parametrize("name, most_missed", [("attangle-behind", 0), ("attangle-square-behind", 1)])
+def test_stacks_behind_taller_ones_are_read_as_tall_as_their_tops_show(name, most_missed):
+    """Late positions seen from 32-40 degrees: nearer stacks hide the board at the points
+    behind them.  Where a stack's top face shows above the one in front, it is read as tall as
+    it is, the points nearer stacks hide being read by the net fitted on such points
+    (:data:`vision.stack_net.BEHIND_SHARE`), and nothing in the picture is read surely wrong.
+    Read by the net of every view, a single disc (Attangle c3) and a 3-stack (Attangle square
+    h2) were read empty; the 5-stack of Attangle square d3, its top a sliver above the 5-stack
+    in front, still is."""
+    image, truth = sample(name)
+    reading = read(name).observation
+    model = StackReader(truth["game"], pose_from_truth(truth)).model
+    heights = np.array([len(truth["points"].get(n, "")) for n in model.names])
+    seen = model.visible(np.arange(len(heights)), heights)
+    board = seen[:, model.cap_index[0]].mean(axis=1)
+    top = np.array([seen[i, model.cap_index[h]].mean() for i, h in enumerate(heights)])
+    behind = np.flatnonzero((board < BEHIND_SHARE) & (heights > 0) & (top > 0.3))
+    missed = {model.names[i]: reading.points.get(model.names[i]) for i in behind
+              if len(reading.points.get(model.names[i]) or "") != heights[i]}
+    assert len(behind) >= 6 and len(missed) <= most_missed, missed
+    assert not {p: c for p, (_, _, c) in wrong(name).items() if c >= SURE}
 
 
 def read_picture(path: Path, discs: tuple[float, float] | None = None) -> tuple[dict, Observation]:

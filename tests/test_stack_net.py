@@ -14,10 +14,11 @@ import onnxruntime
 import pytest
 
 import rules
-from vision.stack_net import (BASE_ROW, FITTED_DIGEST_KEY, FITTED_NET_FILE, FITTED_STEEP_NET_FILE, HEIGHTS,
-                              LAYER_NET_FILE, PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, STEEP_LAYER_NET_FILE,
-                              STEEP_NET_FILE, STEEP_RISE, PatchHeights, cut_patches, layer_log_odds, log_softmax,
-                              net_input, net_log_probabilities, patch_frames)
+from vision.stack_net import (BASE_ROW, BEHIND_LAYER_NET_FILE, BEHIND_NET_FILE, BEHIND_SHARE, FITTED_BEHIND_NET_FILE,
+                              FITTED_DIGEST_KEY, FITTED_NET_FILE, FITTED_STEEP_NET_FILE, HEIGHTS, LAYER_NET_FILE,
+                              PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, STEEP_LAYER_NET_FILE, STEEP_NET_FILE, STEEP_RISE,
+                              PatchHeights, cut_patches, layer_log_odds, log_softmax, net_input,
+                              net_log_probabilities, patch_frames)
 from vision.stacks import StackModel
 from vision.synth.scene import pose_from_truth
 
@@ -106,10 +107,13 @@ def test_the_net_is_run_only_on_the_points_asked_about_and_once_each():
     assert lazy.of(np.array([], int)).shape == (0, model.max_height + 1)
 
 
-@pytest.mark.parametrize("fitted_file, copy_file, layer_file, steep", [
-    (FITTED_NET_FILE, STACK_NET_FILE, LAYER_NET_FILE, False),
-    (FITTED_STEEP_NET_FILE, STEEP_NET_FILE, STEEP_LAYER_NET_FILE, True)], ids=["every view", "steep"])
-def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, copy_file, layer_file, steep):
+@pytest.mark.parametrize("fitted_file, copy_file, layer_file, steep, least_clear, gap", [
+    (FITTED_NET_FILE, STACK_NET_FILE, LAYER_NET_FILE, False, 0.95, 0.002),
+    (FITTED_STEEP_NET_FILE, STEEP_NET_FILE, STEEP_LAYER_NET_FILE, True, 0.95, 0.002),
+    (FITTED_BEHIND_NET_FILE, BEHIND_NET_FILE, BEHIND_LAYER_NET_FILE, False, 0.8, 0.01)],
+    ids=["every view", "steep", "behind"])
+def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, copy_file, layer_file, steep,
+                                                                  least_clear, gap):
     """Each 8-bit net (tools/quantize_stack_net.py) was copied from the fitted net beside it
     (whose SHA-256 it carries), and on the CPU the tests run on gives the fitted net's most
     likely height on every point of the ray-traced samples it reads (the steep one: those seen
@@ -117,7 +121,10 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
     layer the fitted net is sure of: a net refitted but not copied again, or copied with
     weights that overflow where the CPU has no 8-bit dot products (AVX2 without VNNI), fails
     this.  A height is clear where it is more than e**2 times as likely as the next: nearer a
-    tie the copy's rounding may tip it either way, as a refit would."""
+    tie the copy's rounding may tip it either way, as a refit would.  The behind net, fitted
+    on points whose board is hidden, is clear on fewer of these (``least_clear``), and less
+    sure of them, where rounding moves a probability more (``gap``: 0.005 on an AVX-512 VNNI
+    machine)."""
     def session(path: Path) -> onnxruntime.InferenceSession:
         return onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
 
@@ -141,9 +148,9 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
     # Steep: 0.99 of the points clear, all agree, a gap of 0.00084 and 0.9991 of the layers
     # alike, on an AVX-512 VNNI machine and under qemu-x86_64 -cpu Haswell (AVX2) alike; the
     # steep net copied with 8-bit weights: 0.00097 and 0.9991 there, 0.00167 and 0.9605 on Haswell.
-    assert len(x) > 200 and clear.mean() > 0.95
+    assert len(x) > 200 and clear.mean() > least_clear
     assert (heights.argmax(axis=1) == copied.argmax(axis=1))[clear].all()
-    assert np.abs(np.exp(heights) - np.exp(copied)).max(axis=1)[clear].mean() < 0.002
+    assert np.abs(np.exp(heights) - np.exp(copied)).max(axis=1)[clear].mean() < gap
     white, said = -fitted[:, HEIGHTS + 3:], -layers.run(None, {"features": features})[0]
     sure = np.abs(white) > 2.0
     assert sure.sum() > 2 * len(x) and ((white > 0) == (said > 0))[sure].mean() > 0.999
@@ -168,3 +175,28 @@ def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
             read = net_log_probabilities(image, maps[steep], rise[steep], model.max_height, limit)[0].argmax(axis=1)
             wrong[net] += int((read != heights).sum())
     assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 12, wrong
+
+
+def test_points_nearer_stacks_hide_are_read_with_the_net_fitted_on_them():
+    """Where nearer stacks hide most of a point's board (BEHIND_SHARE), the reader reads it with
+    the behind net, which reads the heights of the committed pictures' points so hidden (late
+    Attangle positions seen low, POV-Ray's and the benchmark's pictures; none fitted on) more
+    often right than the net fitted on every view: 13 of 105 wrong against 19, most of them
+    points nothing of which shows."""
+    paths = [*POVRAY, *sorted((ROOT / "samples" / "reading").glob("*.json")),
+             *sorted((ROOT / "samples" / "reading" / "benchmark").glob("*.json"))]
+    wrong = {"behind": 0, "every view": 0}
+    points = 0
+    for path in paths:
+        stacks, model, maps, rise, image = _sample(path)
+        heights = np.array([len(s) for s in stacks])
+        board = model.visible(np.arange(len(stacks)), heights)[:, model.cap_index[0]].mean(axis=1)
+        behind = (board < BEHIND_SHARE) & (rise >= STEEP_RISE) & (model.in_view > 0.6)
+        if not behind.any():
+            continue
+        points += int(behind.sum())
+        for net, told in (("behind", True), ("every view", False)):
+            read = net_log_probabilities(image, maps[behind], rise[behind], model.max_height,
+                                         behind=np.full(int(behind.sum()), told))[0].argmax(axis=1)
+            wrong[net] += int((read != heights[behind]).sum())
+    assert points > 80 and wrong["behind"] < wrong["every view"] and wrong["behind"] <= 15, (points, wrong)

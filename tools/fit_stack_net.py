@@ -5,6 +5,8 @@
     python3 tools/fit_stack_net.py new.onnx DIR [DIR ...] --start vision/stack_net.onnx --epochs 3 --rate 1e-3
     python3 tools/fit_stack_net.py vision/stack_net_steep.onnx DIR [DIR ...] --start vision/stack_net.onnx \
         --epochs 8 --rate 1e-3 --rise-below 0.27     # the steep net: points seen steeply only
+    python3 tools/fit_stack_net.py vision/stack_net_behind.onnx DIR [DIR ...] --start vision/stack_net.onnx \
+        --behind 0.6     # the behind net: points whose board nearer stacks hide
 
 Every point of every still (folders written by ``tacticblue scenes render`` or
 ``tools/povray_scenes.py``; a folder named twice counts twice) gives one patch
@@ -25,6 +27,10 @@ there a white disc's shaded side looks like a black disc under it.  A refit on t
 stills alone read such a disc as two at 0.98; 1,280 of these stills brought that to 0.87,
 not yet below the landed net's 0.58.
 
+``--crowded N`` writes N stills per game of :data:`CROWDED_GAMES` or ``--games`` (Accasta's of
+:func:`tall_stacks`, the others' of :func:`vision.synth.games.crowded_position`), seen from ``--elevation``: there
+stacks stand behind taller ones, which random games' positions seldom show.
+
 ``--start`` goes on fitting a net already fitted (its ONNX file) on new stills, at a
 lower ``--rate``: a few epochs teach it a new look of the discs without the hours a
 fresh fit on every still takes on two cores.
@@ -39,6 +45,7 @@ import sys
 import time
 import warnings
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -52,9 +59,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rules  # noqa: E402
 from height_data import films, net_patches  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
+from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.stack_net import HEIGHTS, LAYERS, PATCH_SIZE, net_input  # noqa: E402
 from vision.synth.photo import jpeg  # noqa: E402
+from vision.synth.games import CROWDED, crowded_position  # noqa: E402
 from vision.synth.render import Lighting, Scene  # noqa: E402
+from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import Sample, camera_truth, lamp_at, random_lighting, render_samples  # noqa: E402
 
 TALL_HEIGHTS = np.array([1, 1, 1.5, 2, 2.5, 2.5])
@@ -64,6 +74,8 @@ TOP_WEIGHT = 0.5
 LAYER_WEIGHT = 0.5
 """How much the layers' colours' loss (over the layers a stack has) counts beside the height's."""
 LAYER_WIDTH, LAYER_HIDDEN = 48, 64
+CROWDED_GAMES = ("accasta", *CROWDED)
+"""The games whose crowded positions ``--crowded`` renders: Accasta's of :func:`tall_stacks`."""
 LOW_STACKS = {"": 0.45, "w": 0.18, "b": 0.17, "wb": 0.07, "bw": 0.07, "ww": 0.03, "bb": 0.03}
 """How often :func:`low_stacks` puts each stack on a point."""
 BACKLIT_GAMES = ("abande", "attangle", "abande-square", "attangle-square")
@@ -235,21 +247,37 @@ def main() -> None:
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
     parser.add_argument("--backlit", type=int, metavar="N",
                         help="instead, render N stills a game of low stacks lit from beyond the board (backlit) into OUT")
+    parser.add_argument("--crowded", type=int, metavar="N",
+                        help="instead, render N stills a game of crowded positions (of --games) into OUT")
+    parser.add_argument("--games", nargs="+", choices=CROWDED_GAMES, default=CROWDED_GAMES,
+                        help="with --crowded: these games (default: all of CROWDED_GAMES)")
     parser.add_argument("--films", type=int, metavar="N",
                         help="instead, write the frames of N films per stacking game into OUT")
-    parser.add_argument("--seed", type=int, default=0, help="with --tall, --backlit or --films: the first seed")
+    parser.add_argument("--seed", type=int, default=0, help="with --tall, --backlit, --crowded or --films: the first seed")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
-                        help="with --tall or --backlit: the stills' size (default 1280x720)")
+                        help="with --tall, --backlit or --crowded: the stills' size (default 1280x720)")
+    parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
+                        help="with --tall, --backlit or --crowded: cameras this many degrees above the board")
+    parser.add_argument("--behind", type=float, metavar="S",
+                        help="fit only on the points where nearer stacks leave less than S of the board in view (the "
+                             "behind net: vision.stack_net.BEHIND_SHARE), not seen steeply")
     args = parser.parse_args()
-    if args.tall or args.backlit or args.films:
+    if args.tall or args.backlit or args.crowded or args.films:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
+        rig = rig_at(args.elevation)
         if args.tall:
-            samples = render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks)
+            samples = render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks, rig=rig)
         elif args.backlit:
             samples = itertools.chain.from_iterable(
-                render_samples(game, args.backlit, args.seed, args.size, position=low_stacks(game), lighting=backlit)
+                render_samples(game, args.backlit, args.seed, args.size, position=low_stacks(game), lighting=backlit,
+                               rig=rig)
                 for game in BACKLIT_GAMES)
+        elif args.crowded:
+            samples = itertools.chain.from_iterable(
+                render_samples(game, args.crowded, args.seed, args.size, rig=rig,
+                               position=tall_stacks if game == "accasta" else partial(crowded_position, game))
+                for game in args.games)
         else:
             samples = film_stills(args.films, args.seed)
         for sample in samples:
@@ -257,7 +285,7 @@ def main() -> None:
         return
     if not args.dirs:
         parser.error("give folders of stills to fit on")
-    data = net_patches(args.dirs, args.rise_below)
+    data = net_patches(args.dirs, args.rise_below, args.behind)
     print(f"{len(data['height'])} patches; heights {np.bincount(data['height']).tolist()}", flush=True)
     torch.set_num_threads(2)
     if args.layers_only and not args.start:

@@ -44,7 +44,7 @@ import rules  # noqa: E402
 from calibration.camera import BoardPose  # noqa: E402
 from vision.board_finder import BoardNotFound, board_model, find_board  # noqa: E402
 from vision.heights import height_features  # noqa: E402
-from vision.stack_net import LAYERS, cut_patches, patch_frames  # noqa: E402
+from vision.stack_net import LAYERS, STEEP_RISE, cut_patches, patch_frames  # noqa: E402
 from vision.stacks import FrameSamples, StackModel  # noqa: E402
 from vision.synth.photo import develop, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
@@ -82,32 +82,40 @@ def stills(dirs: list[str], pose_error: bool, limit: int | None = None
 
 def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
     """Every point's patch (uint8), layer rise, true height, top colour (0 none, 1 white,
-    2 black) and each layer's colour from the bottom (points x 6: 0 white, 1 black, -1 no
-    such layer) in the stills of ``dirs``."""
-    data: dict[str, list[np.ndarray]] = {"patches": [], "rise": [], "height": [], "top": [], "layers": []}
+    2 black), each layer's colour from the bottom (points x 6: 0 white, 1 black, -1 no
+    such layer) and the share of the board there that the nearer stacks leave in view
+    (``board``) in the stills of ``dirs``."""
+    data: dict[str, list[np.ndarray]] = {"patches": [], "rise": [], "height": [], "top": [], "layers": [], "board": []}
     for game, pose, image, points in stills(dirs, pose_error):
         g = rules.GAMES[game]
         model = StackModel(pose, g.geometry, g.max_height)
         maps, rise = patch_frames(model)
         stacks = [points.get(n, "") for n in model.names]
+        heights = np.array([len(s) for s in stacks])
+        data["board"].append(model.visible(np.arange(len(stacks)), heights)[:, model.cap_index[0]].mean(axis=1))
         data["patches"].append(cut_patches(image, maps))
         data["rise"].append(rise)
-        data["height"].append(np.array([len(s) for s in stacks]))
+        data["height"].append(heights)
         data["top"].append(np.array([0 if not s else 1 if s[-1] == "w" else 2 for s in stacks]))
         data["layers"].append(np.array([[-1 if k >= len(s) else int(s[k] == "b") for k in range(LAYERS)]
                                         for s in stacks], np.int64).reshape(-1, LAYERS))
     return {k: np.concatenate(v) for k, v in data.items()}
 
 
-def net_patches(dirs: list[str], rise_below: float | None = None) -> dict[str, np.ndarray]:
+def net_patches(dirs: list[str], rise_below: float | None = None, behind: float | None = None
+                ) -> dict[str, np.ndarray]:
     """:func:`patches_of` the stills of ``dirs`` with their true poses and a little off, as
     the patch net is fitted and its 8-bit copy measured; with ``rise_below``, only the points
-    whose layers rise less than that (:func:`vision.stack_net.patch_frames`), as for the steep net."""
+    whose layers rise less than that (:func:`vision.stack_net.patch_frames`), as for the steep
+    net; with ``behind``, only the others where nearer stacks leave less than that share of the
+    board in view, as for the behind net."""
     parts = [patches_of(dirs, pose_error) for pose_error in (False, True)]
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    if rise_below is None:
-        return data
-    keep = np.flatnonzero(data["rise"] < rise_below)
+    keep = np.ones(len(data["rise"]), bool)
+    if rise_below is not None:
+        keep &= data["rise"] < rise_below
+    if behind is not None:
+        keep &= (data["rise"] >= STEEP_RISE) & (data["board"] < behind)
     return {k: v[keep] for k, v in data.items()}
 
 

@@ -6,7 +6,7 @@ Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's grou
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
 boards seen low (stacks hiding each other), a camera too low to read surely, dim and
-uneven light, glossy black tops seen from above under a lamp beside the camera or low at
+uneven light, late Attangle positions seen low (stacks behind taller ones), glossy black tops seen from above under a lamp beside the camera or low at
 one side (they look grey), a hand over the board, black men on the near-black cells of a dark
 (slate) board, and discs thicker and wider than the box's (also in the start position).  The same command always writes the same files.
 """
@@ -28,6 +28,7 @@ from rules.geometry import BoardSpec  # noqa: E402
 from vision.synth.photo import develop, jpeg, random_photo_look  # noqa: E402
 from vision.synth.render import render_linear  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
+from vision.synth.games import crowded_position  # noqa: E402
 from vision.synth.hand import hand_capsules  # noqa: E402
 from vision.synth.scene import Sample, random_scene, scene_truth  # noqa: E402
 
@@ -60,6 +61,10 @@ def make(name: str, seed: int) -> Sample:
         game = "accasta"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE,
                              spec=BoardSpec().with_discs((32.0, 9.0)), rig=rig_at((35.0, 50.0)))
+    elif name in ("attangle-behind", "attangle-square-behind"):
+        # A late position seen low: stacks stand behind taller ones, their tops in view above them.
+        game = name.removesuffix("-behind")
+        scene = random_scene(game, rng, points=crowded_position(game, rng), size=SIZE, rig=rig_at((32.0, 40.0)))
     elif name == "crowded-low":
         game = "dame100"
         scene = random_scene(game, rng, points=new_game(game).visible(), size=SIZE)
@@ -111,7 +116,7 @@ def make(name: str, seed: int) -> Sample:
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
            "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31,
-           "thick-discs": 41, "start-32x9": 43}
+           "thick-discs": 41, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
 
 
 def main() -> None:

@@ -5,6 +5,8 @@
         vision/stack_net_layers_int8.onnx DIR [DIR ...]
     python3 tools/quantize_stack_net.py vision/stack_net_steep.onnx vision/stack_net_steep_int8.onnx \
         vision/stack_net_steep_layers_int8.onnx --rise-below 0.27 DIR [DIR ...]     # the steep net
+    python3 tools/quantize_stack_net.py vision/stack_net_behind.onnx vision/stack_net_behind_int8.onnx \
+        vision/stack_net_behind_layers_int8.onnx DIR [DIR ...]     # the behind net, on every point too
 
 The fitted net (``tools/fit_stack_net.py``) computes in 32-bit floats; its copy with 8-bit
 activations and 7-bit weights (ONNX Runtime's static quantization, weights per output

@@ -18,6 +18,8 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from rules.geometry import BoardKind, Geometry, hex_geometry, square_cells, square_intersections
 
 GAME_NAMES: tuple[str, ...] = (
@@ -100,4 +102,35 @@ def random_position(name: str, rng: random.Random, max_turns: int = 80) -> dict[
             points[n] = "".join(rng.choice("wb") for _ in range(rng.randint(1, info.max_height)))
         else:
             points[n] = ""
+    return points
+
+
+
+CROWDED: dict[str, dict[int, float]] = {
+    "attangle": {0: 0.3, 1: 0.3, 3: 0.25, 5: 0.15}, "attangle-square": {0: 0.3, 1: 0.3, 3: 0.25, 5: 0.15},
+    "attangle-2008": {0: 0.35, 1: 0.35, 2: 0.1, 3: 0.2}, "abande": {0: 0.35, 1: 0.35, 2: 0.2, 3: 0.1},
+    "abande-square": {0: 0.35, 1: 0.35, 2: 0.2, 3: 0.1}}
+"""How often :func:`crowded_position` puts a stack of each height on a point, per game."""
+
+
+def crowded_position(name: str, rng: np.random.Generator) -> dict[str, str]:
+    """A late position of a stacking game (:data:`CROWDED`), where stacks stand behind taller
+    ones, as random games seldom leave them: on every point a stack the game can build of a
+    height drawn as :data:`CROWDED` says, the points the game keeps empty empty.
+
+    >>> position = crowded_position("attangle", np.random.default_rng(1))
+    >>> len(position), sorted({len(s) for s in position.values()})
+    (37, [0, 1, 3, 5])
+    """
+    from rules import GAMES
+
+    game = GAMES[name]
+    heights, weights = zip(*CROWDED[name].items())
+    chances = np.array(weights) / sum(weights)
+    stacks = {h: sorted(s for s in game.possible_stacks() if len(s) == h) for h in heights}
+    closed = getattr(game, "closed", frozenset())
+    points = {}
+    for point in game.geometry.names:
+        choices = stacks[heights[rng.choice(len(heights), p=chances)]]
+        points[point] = "" if point in closed or not choices else str(rng.choice(choices))
     return points
