@@ -253,7 +253,8 @@ def main() -> None:
                         help="with --crowded: these games (default: all of CROWDED_GAMES)")
     parser.add_argument("--films", type=int, metavar="N",
                         help="instead, write the frames of N films per stacking game into OUT")
-    parser.add_argument("--seed", type=int, default=0, help="with --tall, --backlit, --crowded or --films: the first seed")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="with --tall, --backlit, --crowded or --films: the first seed")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
                         help="with --tall, --backlit or --crowded: the stills' size (default 1280x720)")
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",

@@ -6,9 +6,10 @@ Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's grou
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
 boards seen low (stacks hiding each other), a camera too low to read surely, dim and
-uneven light, late Attangle positions seen low (stacks behind taller ones), glossy black tops seen from above under a lamp beside the camera or low at
-one side (they look grey), a hand over the board, black men on the near-black cells of a dark
-(slate) board, and discs thicker and wider than the box's (also in the start position).  The same command always writes the same files.
+uneven light, late Attangle positions seen low (stacks behind taller ones), glossy black
+tops seen from above under a lamp beside the camera or low at one side (they look grey), a
+hand over the board, black men on the near-black cells of a dark (slate) board, and discs
+thicker and wider than the box's (also in the start position).  The same command always writes the same files.
 """
 
 from __future__ import annotations

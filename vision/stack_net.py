@@ -185,6 +185,12 @@ fitted unmirrored 315 (146 and 169), with this net alone 372 (189 and 183); thos
 second POV-Ray stills and 108 without any (Mitsuba's Accasta 26, 32 and 44, Abande 11, 12 and
 20; POV-Ray's 13, 27 and 35, on foreign prints 7, 3 and 9): the steep views of one renderer's
 discs that a net learns carry over to another's only in part.
+A steep net fitted on the random stills alone read a white disc whose side lies in shadow in the
+Abande film of ``tests/test_live.py`` as a white disc on a black one at 0.5-0.64 in 12 frames:
+the backlit and film stills are in its fit for that.  Accasta's 2-stack ``ww`` of the committed
+accasta-5612-0025 (b3, seen from 66 degrees) is read as one disc, unsure (0.34; 0.46 before
+the last fit, 0.68 without POV-Ray's stills).
+
 Points where nearer stacks leave less than :data:`BEHIND_SHARE` of the board in view, and that
 are not seen steeply, are read by a net of their own too, the behind net.  In such a point's
 picture the net of every view sees the stack in front, and the top of the stack on the point,
@@ -199,14 +205,8 @@ Attangle square at seed 9111, Attangle 2008, Abande square and Dame 100 at 9112)
 copy was calibrated on every point of ``--crowded 40 --seed 9310 --elevation 25-58``.  On the
 1,003 such points of 240 held-out stills (``--crowded 40 --seed 9320 --elevation 25-58``, true
 pose) it reads 0.908 of the heights right, the net of every view 0.846; 0.867 and 0.763 where
-nearer stacks leave under a fifth of the board in view, where often nothing of the point shows.  The reader weighs its word by
-:data:`vision.heights.BEHIND_WEIGHT`.
-
-A steep net fitted on the random stills alone read a white disc whose side lies in shadow in the
-Abande film of ``tests/test_live.py`` as a white disc on a black one at 0.5-0.64 in 12 frames:
-the backlit and film stills are in its fit for that.  Accasta's 2-stack ``ww`` of the committed
-accasta-5612-0025 (b3, seen from 66 degrees) is read as one disc, unsure (0.34; 0.46 before
-the last fit, 0.68 without POV-Ray's stills).
+nearer stacks leave under a fifth of the board in view, where often nothing of the point
+shows.  The reader weighs its word by :data:`vision.heights.BEHIND_WEIGHT`.
 """
 
 from __future__ import annotations
@@ -378,7 +378,8 @@ def net_log_probabilities(image: np.ndarray, maps: np.ndarray, rise: np.ndarray,
     (points x (max_height + 1); averaged over :data:`VIEWS` of the picture where the one as
     cut leaves the net unsure), of the top disc being white or black, were there one
     (points x 2), and the features of the picture as cut from which :func:`layer_log_odds`
-    reads its layers' colours.
+    reads its layers' colours.  Each point is read by the net :func:`net_kinds` chooses from
+    ``steep_rise`` and ``behind``.
 
     The top colour doubts the reader's (:data:`vision.reader.NET_COLOUR_DOUBT`) and has a
     bounded vote in it (:data:`vision.reader.NET_COLOUR_VOTE`), no more: with each patch's
@@ -409,7 +410,8 @@ def layer_log_odds(features: np.ndarray, rise: np.ndarray, steep_rise: float = S
                    kinds: np.ndarray | None = None) -> np.ndarray:
     """The log-odds of white over black of each layer from the bottom, were there a stack that
     tall (points x :data:`LAYERS`), from the ``features`` of its picture and its ``rise``
-    (:func:`net_log_probabilities`: the steep net's features where under ``steep_rise``)."""
+    (:func:`net_log_probabilities`: the steep net's features where under ``steep_rise``), or
+    by the branch of the net ``kinds`` says read it (:func:`net_kinds`)."""
     out = np.zeros((len(features), LAYERS))
     kinds = net_kinds(rise, steep_rise) if kinds is None else kinds
     for k, (_, path) in enumerate(NETS):
@@ -426,8 +428,8 @@ def _no_features(n: int) -> np.ndarray:
 
 def _scores(patches: np.ndarray, rise: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The net's raw scores of the heights and top colours (points x (:data:`HEIGHTS` + 3)) of
-    BGR ``patches``, and the features the layer branch reads; where ``rise`` is under
-    ``steep_rise``, the steep net's."""
+    BGR ``patches``, and the features the layer branch reads, each by the net of :data:`NETS`
+    its ``kinds`` (:func:`net_kinds`) says."""
     x = net_input(patches, rise)
     scores = np.zeros((len(x), HEIGHTS + 3))
     features = _no_features(len(x))
