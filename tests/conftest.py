@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,13 @@ def run_cli(*args: str, input: str | None = None, timeout: float = 300,
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "tacticblue", *map(str, args)], capture_output=True, text=True,
                           input=input, timeout=timeout, env=env, cwd=ROOT)
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """Run in a child process before it starts (``preexec_fn``): Ctrl-C (SIGINT) back to the
+    default, as in a terminal.  A test run started in the background (``pytest &`` in a script)
+    ignores SIGINT, its children inherit that, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def one_line_error(run: subprocess.CompletedProcess[str]) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from conftest import ROOT, one_line_error
+from conftest import ROOT, ctrl_c_as_in_a_terminal, one_line_error
 from stream_camera import StreamCamera
 
 from calibration.camera import CameraModel, look_at_pose
@@ -128,7 +128,7 @@ def test_a_camera_streaming_the_pattern_gives_views_until_enough_or_ctrl_c(left_
     camera = StreamCamera(frames, fps=4)
     run = subprocess.Popen([sys.executable, "-m", "tacticblue", "calibrate", "camera", camera.url, "--pattern",
                             "chessboard:9x6", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           cwd=ROOT)
+                           cwd=ROOT, preexec_fn=ctrl_c_as_in_a_terminal)
     told = []
     while not any(line.startswith("view 4 taken") for line in told):
         told.append(run.stderr.readline())

@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from conftest import one_line_error
+from conftest import ctrl_c_as_in_a_terminal, one_line_error
 from stream_camera import StreamCamera
 
 from rules import new_game
@@ -506,7 +506,8 @@ def test_a_journal_another_session_is_writing_is_not_resumed_until_that_one_ends
     camera = StreamCamera.from_video(CLIP, 60, fps=5)
     first = subprocess.Popen([sys.executable, "-m", "tacticblue", "watch", "--camera", camera.url, "--game",
                               "accasta", "--truth", CLIP.with_suffix(".json"), "--json", "--journal", tmp_path / "j"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                             preexec_fn=ctrl_c_as_in_a_terminal)
     deadline = time.monotonic() + 60
     while not (tmp_path / "j").exists() or not (tmp_path / "j").read_text().endswith("\n"):
         assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.stderr else ""
@@ -756,12 +757,9 @@ def test_ctrl_c_keeps_the_journal_and_writes_the_record(tmp_path):
     import sys
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    # Ctrl-C as in a terminal: a test run started in the background (``pytest &`` in a script)
-    # ignores SIGINT, its children inherit that, and Python then never raises KeyboardInterrupt.
     proc = subprocess.Popen([sys.executable, "-m", "tacticblue", "demo", "--json", "--journal", tmp_path / "j",
                              "--record", tmp_path / "r"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal)
     seen = []
     for line in proc.stdout:  # interrupt after the third turn
         seen.append(json.loads(line))
