@@ -27,9 +27,10 @@ there a white disc's shaded side looks like a black disc under it.  A refit on t
 stills alone read such a disc as two at 0.98; 1,280 of these stills brought that to 0.87,
 not yet below the landed net's 0.58.
 
-``--crowded N`` writes N stills per game of :data:`CROWDED_GAMES` or ``--games`` (Accasta's of
-:func:`tall_stacks`, the others' of :func:`vision.synth.games.crowded_position`), seen from ``--elevation``: there
-stacks stand behind taller ones, which random games' positions seldom show.
+``--crowded N`` writes N stills per game of :data:`CROWDED_GAMES` or ``--games`` (Accasta's
+of :func:`tall_stacks`, the others' of :func:`vision.synth.games.crowded_position`), seen from
+``--elevation``: there stacks stand behind taller ones, which random games' positions seldom
+show.
 
 ``--start`` goes on fitting a net already fitted (its ONNX file) on new stills, at a
 lower ``--rate``: a few epochs teach it a new look of the discs without the hours a
