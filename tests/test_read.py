@@ -229,7 +229,7 @@ def test_stacks_behind_taller_ones_are_read_as_tall_as_their_tops_show(name, mos
     model = StackReader(truth["game"], pose_from_truth(truth)).model
     heights = np.array([len(truth["points"].get(n, "")) for n in model.names])
     seen = model.visible(np.arange(len(heights)), heights)
-    board = seen[:, model.cap_index[0]].mean(axis=1)
+    board = model.board_in_view(seen)
     top = np.array([seen[i, model.cap_index[h]].mean() for i, h in enumerate(heights)])
     behind = np.flatnonzero((board < BEHIND_SHARE) & (heights > 0) & (top > 0.3))
     missed = {model.names[i]: reading.points.get(model.names[i]) for i in behind

@@ -190,7 +190,7 @@ def test_points_nearer_stacks_hide_are_read_with_the_net_fitted_on_them():
     for path in paths:
         stacks, model, maps, rise, image = _sample(path)
         heights = np.array([len(s) for s in stacks])
-        board = model.visible(np.arange(len(stacks)), heights)[:, model.cap_index[0]].mean(axis=1)
+        board = model.board_in_view(model.visible(np.arange(len(stacks)), heights))
         behind = (board < BEHIND_SHARE) & (rise >= STEEP_RISE) & (model.in_view > 0.6)
         if not behind.any():
             continue

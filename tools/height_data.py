@@ -92,7 +92,7 @@ def patches_of(dirs: list[str], pose_error: bool) -> dict[str, np.ndarray]:
         maps, rise = patch_frames(model)
         stacks = [points.get(n, "") for n in model.names]
         heights = np.array([len(s) for s in stacks])
-        data["board"].append(model.visible(np.arange(len(stacks)), heights)[:, model.cap_index[0]].mean(axis=1))
+        data["board"].append(model.board_in_view(model.visible(np.arange(len(stacks)), heights)))
         data["patches"].append(cut_patches(image, maps))
         data["rise"].append(rise)
         data["height"].append(heights)

@@ -243,7 +243,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
                 ranked = np.sort(evidence[todo], axis=1)
                 unsure = np.log(ranked[:, -1] + 1e-300) - np.log(ranked[:, -2] + 1e-300) < needed[todo]
                 asked = todo[unsure]
-                behind = used[asked][:, model.cap_index[0]].mean(axis=1) < BEHIND_SHARE
+                behind = model.board_in_view(used[asked]) < BEHIND_SHARE
                 seen = patch_heights.of(asked, behind)
                 weight = np.where(patch_heights.kinds[asked] == BEHIND_NET, BEHIND_WEIGHT,
                                   patch_weight(model.side_px[asked]))[:, None]

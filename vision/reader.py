@@ -742,7 +742,7 @@ def seen_share(model: StackModel, points: np.ndarray, masks: np.ndarray) -> np.n
     the board there and of a single disc's top face on it, 1 where that disc's side shows, 0
     where the share is under :data:`OUT_OF_SIGHT` (``masks``: the points' samples' visibility,
     :meth:`StackModel.visible`, which depends on the nearer stacks' heights only)."""
-    board = masks[:, model.cap_index[0]].mean(axis=1)
+    board = model.board_in_view(masks)
     top = masks[:, model.cap_index[1]].mean(axis=1)
     side = shown_layers(model, points, np.ones(len(points), int), masks)[:, 0]
     share = np.where(side, 1.0, np.maximum(board, top))

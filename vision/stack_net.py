@@ -488,9 +488,10 @@ class PatchHeights:
     def _run(self, points: np.ndarray, behind: np.ndarray | None = None) -> None:
         kinds = np.where(self.kinds[points] < 0, net_kinds(self.rise[points], self.steep_rise), self.kinds[points]) \
             if behind is None else net_kinds(self.rise[points], self.steep_rise, behind)
-        new = points[kinds != self.kinds[points]]
+        changed = kinds != self.kinds[points]
+        new = points[changed]
         if len(new):
-            self.kinds[new] = kinds[kinds != self.kinds[points]]
+            self.kinds[new] = kinds[changed]
             self.layers[new] = np.nan
             self.table[new], self.tops[new], features = net_log_probabilities(
                 self.image, self.maps[new], self.rise[new], self.max_height, self.steep_rise,

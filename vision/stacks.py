@@ -559,6 +559,11 @@ class StackModel:
         vis[:, self.points[0].watched] &= ~hides
         return vis
 
+    def board_in_view(self, vis: np.ndarray) -> np.ndarray:
+        """The share of the board at each point that ``vis`` (points x samples of a block: their
+        visibility, :meth:`visible`) leaves in view."""
+        return vis[:, self.cap_index[0]].mean(axis=1)
+
 
 EDGE_COHERENCE = 0.85
 """An outline sample counts as an edge where the grey-level gradient points along the
