@@ -41,10 +41,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
 from rules.infer import GameState  # noqa: E402
-from tacticblue.commands import frame_size  # noqa: E402
+from tacticblue.commands import frame_size, placement_error  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader  # noqa: E402
 from vision.synth.photo import random_photo_look  # noqa: E402
+from vision.synth.render import Placement  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import random_scene, render_image  # noqa: E402
 
@@ -66,13 +67,16 @@ def record_keys(board: rules.Board) -> list:
 
 
 def session(game: str, seed: int, number: int, plies: int, verbose: bool,
-            elevation_deg: tuple[float, float] | None = None, size: tuple[int, int] = (1280, 720)) -> dict[str, int]:
+            elevation_deg: tuple[float, float] | None = None, size: tuple[int, int] = (1280, 720),
+            placement: Placement = Placement()) -> dict[str, int]:
     """One random game seen by one camera (its elevation drawn from ``elevation_deg``, degrees,
-    when given; its frames ``size`` pixels): how many turns were recorded right, wrong, or left."""
+    when given; its frames ``size`` pixels; its discs set ``placement`` off their points): how
+    many turns were recorded right, wrong, or left."""
     rng = np.random.default_rng([seed, number, sum(map(ord, game))])
     moves = random.Random(int(rng.integers(2**31)))
     truth = rules.new_game(game)
-    scene = random_scene(game, rng, points=truth.visible(), size=size, rig=rig_at(elevation_deg))
+    scene = replace(random_scene(game, rng, points=truth.visible(), size=size, rig=rig_at(elevation_deg)),
+                    placement=placement)
     reader = StackReader(game, scene.pose)
     state = GameState(rules.new_game(game))
     keys = [truth.key()]  # the position after every turn of the true game
@@ -126,9 +130,11 @@ def main() -> None:
                         help="draw the cameras' elevations (degrees above the board) from this range only")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
                         help="the cameras' frame size (default 1280x720)")
+    parser.add_argument("--placement", type=placement_error, default=Placement(), metavar="STACK[,DISC]",
+                        help="how far the discs stand off their points at most (mm; default 1.6,0.7)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size)
+    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size, args.placement)
              for g in args.games for n in range(args.sessions)]
     with ProcessPoolExecutor(args.jobs) as pool:
         tallies = list(pool.map(session, *zip(*tasks)))

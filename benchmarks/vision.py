@@ -59,9 +59,10 @@ cv2.setNumThreads(1)
 import rules  # noqa: E402
 from rules.geometry import DEFAULT_SPEC  # noqa: E402
 from rules.infer import LOW_CONFIDENCE  # noqa: E402
-from tacticblue.commands import disc_size, frame_size  # noqa: E402
+from tacticblue.commands import disc_size, frame_size, placement_error  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import THIN_SIDE_PX, StackReader, out_of_sight, shown_layers  # noqa: E402
+from vision.synth.render import Placement  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import pose_from_truth, render_samples  # noqa: E402
 
@@ -75,7 +76,8 @@ def scenes(args: argparse.Namespace) -> Iterator[tuple[str, np.ndarray, dict]]:
     rig = rig_at(args.elevation)
     for game in args.games:
         spec = DEFAULT_SPEC.with_discs(args.discs)
-        for s in render_samples(game, args.count, args.seed, size=args.size or (1280, 720), rig=rig, spec=spec):
+        for s in render_samples(game, args.count, args.seed, size=args.size or (1280, 720), rig=rig, spec=spec,
+                                placement=args.placement or Placement()):
             yield s.name, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR), s.truth
 
 
@@ -179,6 +181,9 @@ def main() -> None:
     parser.add_argument("--wrong", action="store_true", help="also list every point read wrong")
     parser.add_argument("--discs", type=disc_size, metavar="DxT",
                         help="render discs of this diameter and thickness (mm; default the box's 29x7; not with --dir)")
+    parser.add_argument("--placement", type=placement_error, metavar="STACK[,DISC]",
+                        help="render the discs this far off their points at most (mm; default 1.6,0.7: "
+                             "vision.synth.render.Placement; not with --dir)")
     parser.add_argument("--read-as", type=disc_size, metavar="DxT",
                         help="read the scenes as if their discs were of this size, as a reader not told theirs")
     parser.add_argument("--json", action="store_true")
@@ -189,6 +194,8 @@ def main() -> None:
         parser.error("--discs is the size of rendered scenes' discs; a folder's scenes say theirs")
     if args.size and args.dir:
         parser.error("--size is the frame size of rendered scenes; it cannot be used with --dir")
+    if args.placement and args.dir:
+        parser.error("--placement is how rendered scenes' discs stand; a folder's scenes stand as they were rendered")
     for d in args.dir or ():
         if not any(Path(d).glob("*.json")):  # a folder of folders, a typo: no figures, and no word why
             parser.error(f"{d}: no rendered scenes in it (NAME.jpg + NAME.json, "

@@ -15,7 +15,7 @@ from calibration.camera import CameraModel, look_at_pose
 from rules import GAMES
 from vision.synth import PhotoLook, develop, pose_from_truth, random_scene, render_linear, render_samples, scene_truth
 from vision.board_model import board_model
-from vision.synth.render import DiscFinish, Lighting, stack_discs
+from vision.synth.render import DiscFinish, Lighting, Placement, stack_discs
 
 CLEAN = PhotoLook(1.0, (1.0, 1.0, 1.0), 0.0, 0.0, 0.0, 0.0, 0.0, 95)
 SOFT_LIGHT = Lighting((300.0, -200.0, 1500.0), (1.0, 1.0, 1.0), 40.0, 0.5, (1.0, 1.0, 1.0), (0.3, 0.3, 0.3))
@@ -109,6 +109,24 @@ def test_same_seed_same_image_other_seed_other_image():
     assert a.jpeg != c.jpeg
 
 
+def test_discs_stand_as_far_off_their_points_as_the_placement_says():
+    """:class:`Placement`: with none every disc stands on its point; hands that set stacks up to
+    4.5 mm off and each disc up to 2 mm off its stack's place leave them so, some far off."""
+    scene = random_scene("accasta", np.random.default_rng(4), points={"d4": "wbw", "a1": "b", "g4": "ww"})
+    centres = GAMES["accasta"].geometry.positions_mm(scene.spec)
+
+    def offsets(placement: Placement) -> dict[str, np.ndarray]:
+        discs = iter(stack_discs(replace(scene, placement=placement)))
+        return {p: np.array([[d.x, d.y] for d in (next(discs) for _ in s)]) - centres[p]
+                for p, s in scene.points.items() if s}
+
+    assert all(np.abs(o).max() < 1e-9 for o in offsets(Placement(0.0, 0.0)).values())
+    far = offsets(Placement(4.5, 2.0))
+    stacks = [o - o.mean(axis=0) for o in far.values()]
+    assert max(np.abs(o).max() for o in far.values()) <= 6.5 and max(np.abs(o).max() for o in stacks) <= 4.0
+    assert max(np.abs(o).max() for o in far.values()) > 2.3  # beyond the default's 1.6 + 0.7
+
+
 def test_a_set_can_show_positions_drawn_its_own_way():
     """``position`` draws each picture's position from the picture's random state (as
     tools/fit_stack_net.py draws tall Accasta stacks): the truth holds that position, and the
@@ -186,6 +204,18 @@ def test_cli_render_keeps_the_camera_within_the_elevation_asked_for(cli, tmp_pat
         assert len(elevations) == 4 and all(59.5 < e < 66.5 for e in elevations), elevations
 
 
+def change_around_stacks(truth: dict, a: np.ndarray, b: np.ndarray, radius_mm: float) -> float:
+    """How much two pictures of one scene (its ``truth``) differ on circles ``radius_mm`` around
+    its stacks' points on the board (mean absolute difference of the 8-bit channels)."""
+    pose = pose_from_truth(truth)
+    positions = GAMES[truth["game"]].geometry.positions_mm(pose.spec)
+    centres = np.array([positions[n] for n, s in truth["points"].items() if s])
+    angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    ring = (centres[:, None, :] + radius_mm * np.stack([np.cos(angles), np.sin(angles)], -1)).reshape(-1, 2)
+    px = np.round(pose.project(np.column_stack([ring, np.zeros(len(ring))]))).astype(int)
+    return float(np.abs(a[px[:, 1], px[:, 0]].astype(float) - b[px[:, 1], px[:, 0]]).mean())
+
+
 def test_cli_render_draws_discs_of_the_size_asked_for(cli, tmp_path):
     """``--discs``: the same scene (seed, straight above) with discs 33 mm across and 9 mm thick
     instead of the box's 29 x 7: its truth says so, and the two pictures differ on a ring 15.5 mm
@@ -199,18 +229,29 @@ def test_cli_render_draws_discs_of_the_size_asked_for(cli, tmp_path):
         truths[discs], images[discs] = json.loads(path.read_text()), cv2.imread(str(path.with_suffix(".jpg")))
     spec = truths["33x9"]["camera"]["spec"]
     assert (spec["piece_diameter_mm"], spec["piece_height_mm"]) == (33.0, 9.0)
-    pose = pose_from_truth(truths["29x7"])
-    positions = GAMES["dame100"].geometry.positions_mm(pose.spec)
-    centres = np.array([positions[n] for n, s in truths["29x7"]["points"].items() if s])
-    angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-
     def change(radius_mm: float) -> float:
-        ring = (centres[:, None, :] + radius_mm * np.stack([np.cos(angles), np.sin(angles)], -1)).reshape(-1, 2)
-        px = np.round(pose.project(np.column_stack([ring, np.zeros(len(ring))]))).astype(int)
-        a, b = (images[d][px[:, 1], px[:, 0]].astype(float) for d in ("29x7", "33x9"))
-        return float(np.abs(a - b).mean())
+        return change_around_stacks(truths["29x7"], images["29x7"], images["33x9"], radius_mm)
 
     assert change(15.5) > 3 * change(6.0)
+
+
+def test_cli_render_sets_discs_as_far_off_their_points_as_asked(cli, tmp_path):
+    """``--placement``: the same scene (seed, straight above) with its discs set up to 4.5 mm off
+    their points instead of 1.6: its truth says so, and the two pictures differ around the
+    discs' rims, where the discs have moved, far more than on their tops."""
+    images, truths = {}, {}
+    for placement in ("1.6,0.7", "4.5"):
+        r = cli("scenes", "render", "--game", "dame100", "--seed", "5", "--size", "960x540", "--placement", placement,
+                "--top-down", "yes", "--out", str(tmp_path / placement))
+        assert r.returncode == 0, r.stderr
+        path = next((tmp_path / placement).glob("*.json"))
+        truths[placement], images[placement] = json.loads(path.read_text()), cv2.imread(str(path.with_suffix(".jpg")))
+    assert "placement_mm" not in truths["1.6,0.7"] and truths["4.5"]["placement_mm"] == [4.5, 1.969]
+    assert truths["4.5"]["points"] == truths["1.6,0.7"]["points"]
+    def change(radius_mm: float) -> float:
+        return change_around_stacks(truths["4.5"], images["1.6,0.7"], images["4.5"], radius_mm)
+
+    assert change(14.5) > 3 * change(4.0)
 
 
 def test_cli_render_rejects_bad_input(cli, tmp_path):
@@ -225,6 +266,9 @@ def test_cli_render_rejects_bad_input(cli, tmp_path):
     assert r.returncode == 2 and "--top-down" in r.stderr
     r = cli("scenes", "render", "--game", "dame100", "--discs", "39x8", "--out", str(tmp_path / "set"))
     assert "discs 39 mm across do not fit on the square board" in one_line_error(r)
+    for bad in ("12", "-1", "2,x", "nan", "1,2,3"):
+        r = cli("scenes", "render", "--game", "dame100", "--placement", bad, "--out", str(tmp_path / "set"))
+        assert "how far discs stand off their points" in one_line_error(r)
     assert not list(tmp_path.iterdir())
 
 

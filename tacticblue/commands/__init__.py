@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rules.geometry import BoardSpec
+    from vision.synth.render import Placement
 
 
 class CLIError(Exception):
@@ -45,6 +46,21 @@ def frame_size(text: str) -> tuple[int, int]:
 def camera_size(text: str) -> tuple[int, int] | None:
     """``--camera-size``: ``WxH``, or ``native`` (None) for the camera's own default."""
     return None if text.lower() == "native" else frame_size(text)
+
+
+def placement_error(text: str) -> Placement:
+    """How far rendered discs stand off their points (:class:`vision.synth.render.Placement`),
+    written ``STACK`` or ``STACK,DISC`` in millimetres (an argparse type).
+
+    >>> placement_error("3.2")
+    Placement(stack_mm=3.2, disc_mm=1.4)
+    """
+    from vision.synth.render import Placement
+
+    try:
+        return Placement.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def disc_size(text: str) -> tuple[float, float]:

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from tacticblue.commands import CLIError, board_spec, disc_size, frame_size, make_folder, print_json
+from tacticblue.commands import CLIError, board_spec, disc_size, frame_size, make_folder, placement_error, print_json
 
 
 def _game(text: str) -> str:
@@ -43,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: the renderer's whole range; not with --top-down yes)")
     p.add_argument("--discs", type=disc_size, metavar="DxT",
                    help="discs of this diameter and thickness in millimetres (default: the box's, 29x7)")
+    p.add_argument("--placement", type=placement_error, metavar="STACK[,DISC]",
+                   help="how far hands set the discs off their points, at most, in millimetres along each board "
+                        "axis: a stack, and a disc on the one below (default 1.6,0.7)")
     p.add_argument("--json", action="store_true", help="print one JSON line per image")
     p.set_defaults(func=cmd_render)
     _add_video_parser(ssub)
@@ -86,7 +89,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     make_folder(args.out)
     start = time.perf_counter()
     for sample in render_samples(args.game, args.count, args.seed, args.size, top_down, args.look,
-                                 rig=rig_at(args.elevation), spec=spec):
+                                 rig=rig_at(args.elevation), spec=spec,
+                                 **({"placement": args.placement} if args.placement else {})):
         sample.write(args.out)
         if args.json:
             print_json({"image": str(args.out / f"{sample.name}.jpg"), "truth": str(args.out / f"{sample.name}.json"),

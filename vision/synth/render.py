@@ -107,6 +107,36 @@ class DiscFinish:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """How far hands set the discs off their points: each stack as a whole, and each disc off
+    the stack's place, at most this many millimetres along each board axis (drawn evenly).
+    Players centre discs on the hex side's printed points to a few millimetres; on the
+    square side a 29 mm disc has 4.5 mm of play every way in its 38 mm cell, and a stack
+    built in a hurry leans."""
+
+    stack_mm: float = 1.6
+    disc_mm: float = 0.7
+
+    @classmethod
+    def parse(cls, text: str) -> "Placement":
+        """``STACK`` or ``STACK,DISC`` (mm); DISC is the default share of STACK when not given.
+
+        >>> Placement.parse("3.2"), Placement.parse("4,1.5")
+        (Placement(stack_mm=3.2, disc_mm=1.4), Placement(stack_mm=4.0, disc_mm=1.5))
+        """
+        try:
+            parts = [float(v) for v in text.split(",")]
+        except ValueError:
+            parts = []
+        if not (1 <= len(parts) <= 2 and all(0 <= v <= 10 for v in parts)):  # also false for nan
+            raise ValueError(f"give how far discs stand off their points as STACK or STACK,DISC in millimetres "
+                             f"(0-10), not {text!r}")
+        default = cls()
+        disc = parts[1] if len(parts) == 2 else round(parts[0] * default.disc_mm / default.stack_mm, 3)
+        return cls(parts[0], disc)
+
+
+@dataclass(frozen=True)
 class Scene:
     """Everything that decides an image (the photo effects aside)."""
 
@@ -125,6 +155,7 @@ class Scene:
     hand: tuple[Capsule, ...] = ()
     skin: tuple[float, float, float] = (0.42, 0.55, 0.78)
     finish: DiscFinish = DiscFinish()
+    placement: Placement = Placement()
 
     @property
     def kind(self) -> BoardKind:
@@ -142,8 +173,8 @@ def _jitter(seed: int, *key: object) -> tuple[float, float]:
 
 
 def stack_discs(scene: Scene) -> list[Disc]:
-    """The discs of every stack, each slightly off-centre as hands place them."""
-    spec = scene.spec
+    """The discs of every stack, each off-centre as hands place them (:class:`Placement`)."""
+    spec, off = scene.spec, scene.placement
     pos = scene.geometry.positions_mm(spec)
     out = []
     for name, stack in scene.points.items():
@@ -151,12 +182,12 @@ def stack_discs(scene: Scene) -> list[Disc]:
             continue
         x, y = pos[name]
         jx, jy = _jitter(scene.seed, name)
-        x, y = x + 1.6 * jx, y + 1.6 * jy
+        x, y = x + off.stack_mm * jx, y + off.stack_mm * jy
         for k, c in enumerate(stack):
             if c not in "wb":
                 raise ValueError(f"stack {stack!r} at {name} must be made of 'w' and 'b'")
             dx, dy = _jitter(scene.seed, name, k)
-            out.append(Disc(x + 0.7 * dx, y + 0.7 * dy, k * spec.piece_height_mm, c))
+            out.append(Disc(x + off.disc_mm * dx, y + off.disc_mm * dy, k * spec.piece_height_mm, c))
     return out
 
 

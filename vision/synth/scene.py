@@ -27,7 +27,7 @@ from rules.geometry import DEFAULT_SPEC, BoardSpec
 from vision.synth.games import game_info, random_position
 from vision.synth.looks import DRAWN_LOOKS, TABLE_LOOKS, rgb
 from vision.synth.photo import PhotoLook, develop, jpeg, random_photo_look
-from vision.synth.render import PIECE_LOOKS, DiscFinish, Lighting, Scene, render_linear
+from vision.synth.render import PIECE_LOOKS, DiscFinish, Lighting, Placement, Scene, render_linear
 from vision.synth.rig import DEFAULT_RIG, RigRange, random_camera, random_pose
 
 SKIN_TONES = tuple(rgb(c) for c in ("#f1c6a8", "#e0ac8a", "#c68a64", "#a06a48", "#7a4a30", "#5a3422"))
@@ -110,12 +110,16 @@ def camera_truth(pose: BoardPose, setup: str = "side") -> dict[str, Any]:
 
 
 def scene_truth(scene: Scene) -> dict[str, Any]:
-    """Ground truth of an image: game, every point's stack, the camera and every point's pixel."""
+    """Ground truth of an image: game, every point's stack, the camera and every point's pixel,
+    and how far its discs stand off their points where that is not the renderer's default."""
     setup = "top-down" if scene.pose.elevation_deg() > 80 else "side"
     pixels = scene.pose.point_pixels(scene.geometry)
-    return {"game": scene.game, "points": dict(scene.points),
-            "pixels": {n: [round(u, 4), round(v, 4)] for n, (u, v) in pixels.items()},
-            "camera": camera_truth(scene.pose, setup)}
+    truth = {"game": scene.game, "points": dict(scene.points),
+             "pixels": {n: [round(u, 4), round(v, 4)] for n, (u, v) in pixels.items()},
+             "camera": camera_truth(scene.pose, setup)}
+    if scene.placement != Placement():
+        truth["placement_mm"] = [scene.placement.stack_mm, scene.placement.disc_mm]
+    return truth
 
 
 def pose_from_truth(truth: dict[str, Any]) -> BoardPose:
@@ -146,11 +150,13 @@ def render_samples(game: str, count: int, seed: int, size: tuple[int, int] | Non
                    position: Callable[[np.random.Generator], dict[str, str]] | None = None,
                    rig: RigRange = DEFAULT_RIG,
                    lighting: Callable[[Scene, np.random.Generator], Lighting] | None = None,
-                   spec: BoardSpec = DEFAULT_SPEC) -> Iterator[Sample]:
+                   spec: BoardSpec = DEFAULT_SPEC, placement: Placement = Placement()) -> Iterator[Sample]:
     """``count`` random photos of a game with their ground truth, reproducible from ``seed``
     (``position``: draws each photo's position; by default a random game's; ``rig``: the
     ranges the camera is drawn from; ``lighting``: draws each photo's light for its scene, by
-    default :func:`random_lighting`; ``spec``: the board and discs)."""
+    default :func:`random_lighting`; ``spec``: the board and discs; ``placement``: how far
+    the discs stand off their points, which draws nothing, so a seed gives the same photo
+    with its discs only moved)."""
     game_info(game)
     for i in range(count):
         rng = sample_rng(game, seed, i)
@@ -159,6 +165,7 @@ def render_samples(game: str, count: int, seed: int, size: tuple[int, int] | Non
                              spec=spec)
         if lighting is not None:
             scene = replace(scene, lighting=lighting(scene, rng))
+        scene = replace(scene, placement=placement)
         photo = random_photo_look(rng)
         image = render_image(scene, photo, rng)
         yield Sample(f"{game}-{seed}-{i:04d}", jpeg(image, photo.jpeg_quality), scene_truth(scene))
