@@ -204,6 +204,19 @@ def test_cli_render_keeps_the_camera_within_the_elevation_asked_for(cli, tmp_pat
         assert len(elevations) == 4 and all(59.5 < e < 66.5 for e in elevations), elevations
 
 
+def render_scene_as(cli, tmp_path, option: str, values: tuple[str, ...]) -> tuple[dict, dict]:
+    """One Dame 100 scene (seed 5, straight above) rendered by the CLI with ``option`` set to
+    each of ``values``: the truths and the pictures, by value."""
+    truths, images = {}, {}
+    for value in values:
+        r = cli("scenes", "render", "--game", "dame100", "--seed", "5", "--size", "960x540", option, value,
+                "--top-down", "yes", "--out", str(tmp_path / value))
+        assert r.returncode == 0, r.stderr
+        path = next((tmp_path / value).glob("*.json"))
+        truths[value], images[value] = json.loads(path.read_text()), cv2.imread(str(path.with_suffix(".jpg")))
+    return truths, images
+
+
 def change_around_stacks(truth: dict, a: np.ndarray, b: np.ndarray, radius_mm: float) -> float:
     """How much two pictures of one scene (its ``truth``) differ on circles ``radius_mm`` around
     its stacks' points on the board (mean absolute difference of the 8-bit channels)."""
@@ -220,15 +233,10 @@ def test_cli_render_draws_discs_of_the_size_asked_for(cli, tmp_path):
     """``--discs``: the same scene (seed, straight above) with discs 33 mm across and 9 mm thick
     instead of the box's 29 x 7: its truth says so, and the two pictures differ on a ring 15.5 mm
     from the discs' centres, which only the wider discs cover, far more than on their tops."""
-    images, truths = {}, {}
-    for discs in ("29x7", "33x9"):
-        r = cli("scenes", "render", "--game", "dame100", "--seed", "5", "--size", "960x540", "--discs", discs,
-                "--top-down", "yes", "--out", str(tmp_path / discs))
-        assert r.returncode == 0, r.stderr
-        path = next((tmp_path / discs).glob("*.json"))
-        truths[discs], images[discs] = json.loads(path.read_text()), cv2.imread(str(path.with_suffix(".jpg")))
+    truths, images = render_scene_as(cli, tmp_path, "--discs", ("29x7", "33x9"))
     spec = truths["33x9"]["camera"]["spec"]
     assert (spec["piece_diameter_mm"], spec["piece_height_mm"]) == (33.0, 9.0)
+
     def change(radius_mm: float) -> float:
         return change_around_stacks(truths["29x7"], images["29x7"], images["33x9"], radius_mm)
 
@@ -239,13 +247,7 @@ def test_cli_render_sets_discs_as_far_off_their_points_as_asked(cli, tmp_path):
     """``--placement``: the same scene (seed, straight above) with its discs set up to 4.5 mm off
     their points instead of 1.6: its truth says so, and the two pictures differ around the
     discs' rims, where the discs have moved, far more than on their tops."""
-    images, truths = {}, {}
-    for placement in ("1.6,0.7", "4.5"):
-        r = cli("scenes", "render", "--game", "dame100", "--seed", "5", "--size", "960x540", "--placement", placement,
-                "--top-down", "yes", "--out", str(tmp_path / placement))
-        assert r.returncode == 0, r.stderr
-        path = next((tmp_path / placement).glob("*.json"))
-        truths[placement], images[placement] = json.loads(path.read_text()), cv2.imread(str(path.with_suffix(".jpg")))
+    truths, images = render_scene_as(cli, tmp_path, "--placement", ("1.6,0.7", "4.5"))
     assert "placement_mm" not in truths["1.6,0.7"] and truths["4.5"]["placement_mm"] == [4.5, 1.969]
     assert truths["4.5"]["points"] == truths["1.6,0.7"]["points"]
     def change(radius_mm: float) -> float:
