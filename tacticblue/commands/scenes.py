@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="discs of this diameter and thickness in millimetres (default: the box's, 29x7)")
     p.add_argument("--placement", type=placement_error, metavar="STACK[,DISC]",
                    help="how far hands set the discs off their points, at most, in millimetres along each board "
-                        "axis: a stack, and a disc on the one below (default 1.6,0.7)")
+                        "axis: each stack, and each disc off its stack's place (default 1.6,0.7)")
     p.add_argument("--json", action="store_true", help="print one JSON line per image")
     p.set_defaults(func=cmd_render)
     _add_video_parser(ssub)
