@@ -68,6 +68,19 @@ right against 0.9974, 0.887 of the stills without an error against 0.893.  There
 tall stacks taken for black discs, and the top of a 5-stack behind a 5-stack taken for a disc
 on the point behind it, fool the evidence as they fool the net.
 
+Hands set discs further off their points than the renderer did for all those stills (stacks
+up to 1.6 mm off along each board axis: :class:`vision.synth.render.Placement`), and a stack
+3-4.5 mm off its point the net took for one of another height.  It was then fitted on for 2
+epochs (``--rate 4e-4``) on 260,878 patches of the stills the height model was last fitted on
+(``vision/height_model.json``'s ``fitted_on``), 595 of them with ``--placement 3.2`` or ``4.5``.
+On 40 held-out stills each of Abande, Accasta, Attangle square and Dame 100 from 30-58 degrees
+(seed 8560, 1,880 points a game) it alone reads 64 heights wrong with stacks up to 3.2 mm off
+(71 before), 158 at 4.5 mm (266), and 31 with the renderer's own placement (26).  Fitted on
+for 3 epochs (``--rate 5e-4``) on the placement stills and only those of seeds 501 and 503 of
+the others, it read the off stills as well, and in the reader 7 more points of held-out stills
+with the renderer's placement wrong (seeds 8430 and 8501); this one reads 2 more there and 1
+fewer.
+
 The net reads each layer's colour too, on a branch of its own beside its heights' head: one
 more convolution on the second block's rows, which are fine enough to see a layer's side a few
 pixels tall.  The layers' colours were fitted alone (``tools/fit_stack_net.py --start
