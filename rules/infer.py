@@ -19,7 +19,8 @@ stack, and a point read with confidence below ``LOW_CONFIDENCE`` may be overrule
 a turn that fits every other point and is unique; a confident reading is never
 overruled, and a change seen only on uncertain points is no turn (``unchanged``).  A
 reading sure that a point holds a stack, or none (``presence``), is as firm about that
-as a confident one, however unsure which stack it is.  A board no single turn explains may
+as a confident one, however unsure which stack it is, and as sure of its top colour where
+turns are weighed by the readings they override.  A board no single turn explains may
 be two turns: one seen only unsure on the board before, or one on points whose readings say
 next to nothing, or a longer turn than the pending one (its last move read unsure), then
 the reply; or up to :data:`MISSED_TURNS` turns played while the camera saw no board, each
@@ -77,7 +78,7 @@ MISSED_LINES = 60
 says too little to tell which were played (and following each costs a position's turns)."""
 REPLY_TIE = 0.05
 """Turns confirmed with a reply that fit the board by overriding readings, scored by how
-unsure those readings are (the product of one minus their confidences), are told apart only
+unsure those readings are (:func:`_score`), are told apart only
 by more than this.  On ``benchmarks/turns.py`` (seeds 1 and 2, 4,700 turns) this turned the
 3 turns recorded wrong into ambiguous boards, and left 11 more turns to the players."""
 
@@ -583,6 +584,8 @@ class _Seen:
     low: list[bool]
     present: list[bool]
     """Whether the point surely holds a stack, or surely none, as read (:attr:`Observation.presence`)."""
+    presence: list[float]
+    """:attr:`Observation.presence` per point."""
     known: dict[int, str]
     """Points read as the players have said is wrong (:attr:`GameState.misread`) -> the record's
     stack there: the same misreading says that stack is still there."""
@@ -593,8 +596,9 @@ class _Seen:
         names = board.geometry.names
         stacks = [obs.points.get(n) for n in names]
         conf = [obs.conf(n) for n in names]
+        presence = [obs.presence_conf(n) for n in names]
         index = board.geometry.index
-        return cls(stacks, conf, [c < threshold for c in conf], [obs.presence_conf(n) >= threshold for n in names],
+        return cls(stacks, conf, [c < threshold for c in conf], [p >= threshold for p in presence], presence,
                    {index(n): s for n, s in (known or {}).items()})
 
     def agrees(self, fits: Any, i: int, expected: str) -> bool:
@@ -611,6 +615,19 @@ class _Seen:
         return (not self.low[i] or i in self.known
                 or (self.present[i] and (expected == "") != (self.stacks[i] == "")))
 
+    def against(self, fits: Any, i: int, expected: str) -> float:
+        """How surely point ``i``'s reading says it is not ``expected`` (0..1): its confidence,
+        or, where it reads a stack whose top colour ``expected`` cannot have, its presence, which
+        is as sure as that top colour is.  A stack's height is what a steep camera misreads
+        (a disc's side a few pixels tall); its top face it sees well.  On ``benchmarks/turns.py
+        --elevation 60-75`` (seed 8806) a turn of Accasta ambiguous by its own board was
+        confirmed with the reply as the one leaving a white top's point black, read '?w' at
+        confidence 0 but presence 0.99, over the one whose only misreading was a height at 0.15."""
+        seen = self.stacks[i]
+        if seen and expected and seen[-1] != "?" and not fits(expected, "?" * (len(expected) - 1) + seen[-1]):
+            return max(self.conf[i], self.presence[i])
+        return self.conf[i]
+
 
 def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str], points: Iterable[int]) -> list[int]:
     return [i for i in points if not seen.agrees(fits, i, expected[i])]
@@ -621,10 +638,13 @@ def _diffs(board: Board[Any], seen: _Seen, expected: Sequence[str], points: Iter
     return tuple(Difference(names[i], expected[i], seen.stacks[i] or "", seen.conf[i]) for i in points)
 
 
-def _score(seen: _Seen, overridden: Iterable[int]) -> float:
+def _score(fits: Any, seen: _Seen, overridden: Iterable[tuple[int, str]]) -> float:
+    """How well a board fits whose stacks disagree with some readings (``overridden``: point,
+    the board's stack there): the product of one minus how surely each reading says otherwise
+    (:meth:`_Seen.against`)."""
     s = 1.0
-    for i in overridden:
-        s *= 1.0 - seen.conf[i]
+    for i, expected in overridden:
+        s *= 1.0 - seen.against(fits, i, expected)
     return s
 
 
@@ -633,6 +653,8 @@ class _Match:
     index: int
     overridden: list[int]
     evidence: int
+    score: float
+    """:func:`_score` of the turn's board."""
 
 
 def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[str]) -> tuple[list[_Match], list[_Match]]:
@@ -655,7 +677,8 @@ def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[
             if any(seen.firm(i, changes.get(i, base[i])) for i in bad):
                 continue
             evidence = sum(1 for i in changes if seen.stacks[i] is not None and "?" not in seen.stacks[i])
-            (override if bad else exact).append(_Match(n, bad, evidence))
+            score = _score(fits, seen, ((i, changes.get(i, base[i])) for i in bad))
+            (override if bad else exact).append(_Match(n, bad, evidence, score))
     return exact, _undominated(override)
 
 
@@ -665,7 +688,7 @@ def _undominated(matches: list[_Match]) -> list[_Match]:
     needs the unsure readings where the other fits to be misread is the likelier only by
     chance).
 
-    >>> found = [_Match(0, [3], 1), _Match(1, [3, 5], 1), _Match(2, [7], 1), _Match(3, [3], 2)]
+    >>> found = [_Match(0, [3], 1, 0.9), _Match(1, [3, 5], 1, 0.8), _Match(2, [7], 1, 0.9), _Match(3, [3], 2, 0.9)]
     >>> [m.index for m in _undominated(found)]  # 1 needs 5 misread as well as 3, where 0 fits
     [0, 2, 3]
     """
@@ -791,7 +814,8 @@ def _unchanged(state: GameState, seen: _Seen, overridden: list[int]) -> Inferenc
     names = board.geometry.names
     cands: tuple[Candidate, ...] = ()
     if state.pending is not None:
-        cands = (Candidate((state.pending,), (board.turn_notation(state.pending),), _score(seen, overridden),
+        cands = (Candidate((state.pending,), (board.turn_notation(state.pending),),
+                           _score(board.stack_fits, seen, ((i, board.stacks[i]) for i in overridden)),
                            tuple(names[i] for i in overridden),
                            may_continue=_may_continue(board, state.position(), state.pending)),)
     msg = "the board is unchanged"
@@ -814,7 +838,7 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
 
     def candidate(m: _Match) -> Candidate:
         turn = pos.results[m.index][0]
-        return Candidate(prefix + (turn,), prefix_notes + (board.turn_notation(turn),), _score(seen, m.overridden),
+        return Candidate(prefix + (turn,), prefix_notes + (board.turn_notation(turn),), m.score,
                          tuple(names[i] for i in m.overridden),
                          _diffs(board, seen, _after(board.stacks, pos.results[m.index][1]), m.overridden),
                          _may_continue(board, pos, turn))
@@ -825,7 +849,7 @@ def _turn_inference(state: GameState, pos: _Position, prefix: tuple[Any, ...], m
         # Among turns that fit equally, one that goes on from the pending turn is what was seen.
         turn = pos.results[m.index][0]
         goes_on = pending is None or turn == pending or turn_extends(turn, pending)
-        return (-_score(seen, m.overridden), not goes_on, -m.evidence, _length(turn))
+        return (-m.score, not goes_on, -m.evidence, _length(turn))
 
     groups = sorted(by_key.values(), key=lambda g: rank(min(g, key=rank)))
     if len(groups) == 1:
@@ -1258,7 +1282,8 @@ def _illegal(state: GameState, pos: _Position, seen: _Seen) -> Inference:
     cands = []
     for _, n, bad in shown:
         turn, changes = pos.results[n]
-        cands.append(Candidate((turn,), (board.turn_notation(turn),), _score(seen, bad), (),
+        cands.append(Candidate((turn,), (board.turn_notation(turn),),
+                               _score(board.stack_fits, seen, ((i, changes.get(i, base[i])) for i in bad)), (),
                                _diffs(board, seen, _after(base, changes), sorted(bad))))
     differences = cands[0].differences if cands else _diffs(board, seen, base, differ)
     reason = _explain(board, pos, seen)

@@ -381,6 +381,34 @@ def test_of_turns_the_reply_fits_only_by_overriding_readings_the_one_overriding_
     assert state.visible_now() == list(game.stacks)
 
 
+def test_a_top_colour_read_surely_outweighs_a_height_read_unsure() -> None:
+    """From a steep camera (benchmarks/turns.py --elevation 60-75, seed 8806, Accasta game 2):
+    White's a4:+a2,xc6,-a3 leaves three turns that fit the board, as c6 (one disc more, White's on
+    top) and a3 are not seen.  With Black's reply, c6 reads '?w' at confidence 0 yet surely a
+    stack with a white top (presence 0.99), and a3 a disc too tall at 0.15: the turn that left c6
+    black must override c6's white top, which the reading is sure of, so the one that moved a
+    disc onto c6 is confirmed, overriding a3's height."""
+    camera = new_game("accasta")
+    for turn in ("b2:-c2,+c3 g4:-d7,+f4,-f5 a1:-c1,-b2,+b2 f3:+e4,+e3 a3:+b3,+b4 e3:2xc4 b3:2+a3,+c3 "
+                 "g1:3-f1 c3:+c2,-d3,+c2 g3:-e3,-f3,-g4 c2:-c3,-e1,-b1 f1:xd3,xe1,+e1 a2:xc4,+c4,-b3 "
+                 "f4:+e4,-e5,+g4 c4:xe3,3+b3,+c3 e4:-f4,+f4,+f4 b4:+b3,-c5 f4:+f5,+e5,+f5 b3:+c3,3-d5,-c4 "
+                 "f5:-f4,+e5,+f4 c3:-c2,-e4,-d4 e5:-c6,2-d6 a3:-c3,-a2,-b3 g2:-g3,+g3,+f3").split():
+        camera.push_notation(turn)
+    state = GameState(camera.copy())
+    camera.push_notation("a4:+a2,xc6,-a3")
+    seen = camera.visible()
+    assert (seen["c6"], seen["a3"]) == ("bw", "w")
+    result = state.update(Observation({p: s for p, s in seen.items() if p not in ("c6", "a3")}))
+    assert result.kind == "ambiguous" and len(result.candidates) == 3, result.message
+    camera.push_notation("f2:-g2,xe3")
+    seen = camera.visible()
+    misread = {**seen, "a3": "ww", "c6": "?w", "d6": seen["d6"][1:]}
+    result = state.update(Observation(misread, {"a3": 0.15, "c6": 0.0, "d6": 0.0},
+                                      {"a3": 0.99, "c6": 0.99, "d6": 0.98}))
+    assert result.kind == "turn" and set(result.best.overridden) == {"a3", "d6"}, result.message
+    assert state.visible_now() == list(camera.stacks)
+
+
 def test_a_reply_written_several_ways_confirms_the_pending_turn_despite_an_unsure_misreading() -> None:
     """Black's f4:-e5 may go on, so it waits; White replies a1:+b2,-b1 (the same as a1:-b1,+b2)
     while a2 is misread unsure: the reply is one turn however it is written, so it confirms
