@@ -622,7 +622,15 @@ class _Seen:
         (a disc's side a few pixels tall); its top face it sees well.  On ``benchmarks/turns.py
         --elevation 60-75`` (seed 8806) a turn of Accasta ambiguous by its own board was
         confirmed with the reply as the one leaving a white top's point black, read '?w' at
-        confidence 0 but presence 0.99, over the one whose only misreading was a height at 0.15."""
+        confidence 0 but presence 0.99, over the one whose only misreading was a height at 0.15.
+
+        >>> from rules import new_game
+        >>> board = new_game("accasta")
+        >>> seen = _Seen.of(board, Observation({"c6": "?w"}, {"c6": 0.0}, {"c6": 0.99}), LOW_CONFIDENCE)
+        >>> c6 = board.geometry.index("c6")
+        >>> [seen.against(board.stack_fits, c6, s) for s in ("b", "bb", "w", "bbw")]
+        [0.99, 0.99, 0.0, 0.0]
+        """
         seen = self.stacks[i]
         if seen and expected and seen[-1] != "?" and not fits(expected, "?" * (len(expected) - 1) + seen[-1]):
             return max(self.conf[i], self.presence[i])
@@ -1129,11 +1137,12 @@ def _several(cands: tuple[Candidate, ...], total: int | None = None) -> Inferenc
 def _unseen_turns(state: GameState, seen: _Seen, known: list[Any]) -> list[tuple[Any, frozenset[int]]]:
     """The turns the camera may not have seen at all (other than ``known``), with the points
     they change: those changing only points it does not see, or whose readings say next to
-    nothing (confidence below :data:`UNSEEN_CONFIDENCE`: a disc placed where the light hides
-    it).  One per resulting board, none if more than :data:`MAX_CANDIDATES` boards."""
+    nothing (as sure as :data:`UNSEEN_CONFIDENCE` at most, :meth:`_Seen.against`: a disc placed
+    where the light hides it).  One per resulting board, none if more than :data:`MAX_CANDIDATES` boards."""
+    fits = state.board.stack_fits
     unseen = [(turn, changes) for turn, changes in state.position().results
               if changes and turn not in known and all(
-                  seen.stacks[i] is None or (seen.conf[i] < UNSEEN_CONFIDENCE and not seen.firm(i, s))
+                  seen.stacks[i] is None or (seen.against(fits, i, s) < UNSEEN_CONFIDENCE and not seen.firm(i, s))
                   for i, s in changes.items())]
     return [(turn, frozenset(changes)) for turn, changes in _one_per_board(unseen)]
 
