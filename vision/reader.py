@@ -96,11 +96,19 @@ benchmarks/turns.py records the same turns on both seeds (one more on seed 1).""
 BOARD_LIKE_DISC = (0.4, 0.8)
 """A stack whose top face's hue is nearer the board's than the sure tops' of its colour by
 more than the first (a share of the distance between the two) is less sure, down to
-:data:`UNLIKE_EMPTY_TRUST` at the second (:func:`_board_like_trust`).  On 100 rendered scenes
+:data:`UNLIKE_EMPTY_TRUST` at the second (:func:`_board_likeness`).  On 100 rendered scenes
 of Attangle square (seed 5306) empty dark cells in the shadows of tall stacks were read as
 black discs with confidences of 0.64-0.89 five times, at 0.63-0.97; of the 4,333 discs read
 right on those and on 60 scenes each of Dame 100, Abande, Accasta and Attraktion (seed 5307)
 where the hues are 0.3 or more apart, 1 was at more than 0.5."""
+BOARD_LIKE_EMPTY = 0.85
+"""A single disc whose top face's hue is at least this much nearer the board's than the sure
+tops' of its colour (:func:`_board_likeness`) is read as the empty board it looks like, as
+unsure as the disc would have been, unless Accasta's count of discs needs it.  Dark cells in
+the shadows of stacks, which the outlines and the patch net take for black discs, lie there:
+on 940 rendered scenes (seeds 9060-9063, all ten games, 1280x720) 4 single discs read were
+empty points, at 0.61, 0.88, 0.97 and 0.99; of the 11,217 real ones whose hue could be
+checked, none was above 0.68.  Either way the reading is unsure (:data:`BOARD_LIKE_DISC`)."""
 HUES_APART = {False: 0.3, True: 0.1}
 """The least distance of the board's hue from the black (False) and the white (True) discs'
 tops (:func:`vision.colours.log_chroma`) that tells the two apart: a grey print or slate
@@ -113,7 +121,7 @@ they are unsure, and on 1,125 held-out stills (our renderer, POV-Ray's and Mitsu
 else changed.  :data:`BOARD_HUES_APART` is the same for the board at a white stack's point."""
 BOARD_HUES_APART = 0.2
 """The least distance of the board's hue from the white discs' tops for a white stack to be
-checked by the board at its point (:func:`_board_like_trust`).  The lower discs of a stack
+checked by the board at its point (:func:`_board_likeness`).  The lower discs of a stack
 show there too, and a black one's dim hue can be near the board's: at 0.1, 8 right readings
 of stacks on black discs in the held-out stills became unsure (bbw at 0.92-0.95 to 0.27-0.28)
 and none wrong."""
@@ -247,7 +255,7 @@ SURE_EMPTY = 0.9
 SURE_STACK = 0.5
 SURE_TOP = 0.9
 """Stacks whose height has at least the first probability and whose top disc's colour at least
-the second confidence show what a top face of that colour looks like (:func:`_board_like_trust`)."""
+the second confidence show what a top face of that colour looks like (:func:`_board_likeness`)."""
 HEIGHT_BLUR_PX = 1.5
 """How fast heights become readable as a layer's side grows (pixels): adjacent heights' rims
 are one side apart, and edges are smeared over a pixel or two, so on rendered scenes of the
@@ -485,13 +493,17 @@ class StackReader:
         torn = np.where(face * side < 0, np.minimum(np.abs(face), np.abs(side)), 0.0)
         layer_confidence[top_layer_at] = np.maximum(0.5 + (layer_confidence[top_layer_at] - 0.5) * (1 - np.tanh(torn)),
                                                     TORN)
-        disc_trust = _board_like_trust(model, frame, masks, board, heights, (heights == 0) & (prob >= SURE_EMPTY),
-                                       white[top_layer_at],
-                                       (prob >= SURE_STACK) & (layer_confidence[top_layer_at] >= SURE_TOP))
+        likeness = _board_likeness(model, frame, masks, board, heights, (heights == 0) & (prob >= SURE_EMPTY),
+                                   white[top_layer_at],
+                                   (prob >= SURE_STACK) & (layer_confidence[top_layer_at] >= SURE_TOP))
+        disc_trust = _trust(likeness, BOARD_LIKE_DISC)
 
         # Each stack's discs weighed together, as the game builds them.
         seen = side_seen | (top_layer & np.isfinite(tops)[:, None])
         counted = total is not None and heights.sum() == total
+        # A single disc that looks as the board does is the board (a dark cell in a shadow),
+        # unless the count of the game's discs needs it.
+        board_like = (heights == 1) & (likeness >= BOARD_LIKE_EMPTY) & (not counted)
         stacks, shares = self.shapes.best(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen,
                                           self.discs if counted else None)
         if counted:
@@ -521,7 +533,7 @@ class StackReader:
                 # only the missing outlines do, and they may have been hidden too.
                 conf *= float(masks[i][ps.cap[0]].mean()) * empty_trust[i]
             if heights[i]:
-                stack = stacks[i]
+                stack = "" if board_like[i] else stacks[i]  # read empty as unsure as the disc would be
                 conf *= (shares[i] * 0.5 ** (heights[i] - seen[i].sum())  # a disc not seen: a coin toss
                          * colour_doubt[i] * disc_trust[i])
             points[name] = stack
@@ -529,7 +541,7 @@ class StackReader:
             # Whether there is a stack at all: surer than which stack where heights are hard to
             # tell apart (seen steeply from above) or lower discs' colours are, as sure as its
             # top disc's colour is clear (a shadow or a dark cell read as a disc seldom is).
-            if heights[i]:
+            if heights[i] and not board_like[i]:
                 top = float(layer_confidence[i, heights[i] - 1]) if seen[i, heights[i] - 1] else 0.5
                 presence[name] = max(sure[name], (1.0 - float(probs[i, 0])) * top * seen_well * disc_trust[i])
             else:
@@ -585,14 +597,15 @@ def _board_colours(model: StackModel, frame: FrameSamples, masks: np.ndarray,
                     np.nan)
 
 
-def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray, board: np.ndarray,
-                      heights: np.ndarray, sure_empty: np.ndarray, top_white: np.ndarray, sure_top: np.ndarray
-                      ) -> np.ndarray:
-    """Per point, how far a stack read there can be trusted for how far the hue of its top face
-    (:func:`vision.colours.log_chroma`) is nearer the board's at the sure empty points of its
-    shade (``sure_empty``; ``board``: :func:`_board_colours`) than the hue of the sure tops
+def _board_likeness(model: StackModel, frame: FrameSamples, masks: np.ndarray, board: np.ndarray,
+                    heights: np.ndarray, sure_empty: np.ndarray, top_white: np.ndarray, sure_top: np.ndarray
+                    ) -> np.ndarray:
+    """Per point read as a stack, how much nearer the hue of its top face
+    (:func:`vision.colours.log_chroma`) is to the board's at the sure empty points of its
+    shade (``sure_empty``; ``board``: :func:`_board_colours`) than to the hue of the sure tops
     (``sure_top``) of its top's colour (``top_white``), in shares of the distance between the
-    two (:data:`BOARD_LIKE_DISC`), where that is at least :data:`HUES_APART`.  A coloured cell
+    two (1: the board's hue, -1: the discs'), where that is at least :data:`HUES_APART`
+    (:data:`BOARD_LIKE_DISC`, :data:`BOARD_LIKE_EMPTY`).  A coloured cell
     in a stack's shadow can look as dark as a black disc, and the net and the outlines may
     take it for one; it keeps the cell's hue.  A white stack is checked so by the board at its
     point too (where that is :data:`BOARD_HUES_APART` from the white tops), which it covers:
@@ -600,9 +613,9 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
     it, and the net and the outlines may take that for its own.
     Where fewer than three points of a shade are surely empty (a small or blurred picture,
     where the outlines' evidence is weak everywhere) the board's hue is that of all its points
-    read empty; 1 where there are fewer than three of those either, or fewer than two sure
-    tops to compare with."""
-    trust = np.ones(len(heights))
+    read empty; -inf where there are fewer than three of those either, or fewer than two sure
+    tops to compare with, and at empty points."""
+    likeness = np.full(len(heights), -np.inf)
     look = nan_percentile(log_chroma(board), 50, axis=1)
     cells = {}  # each shade's board hue
     for shade in np.unique(model.shades):
@@ -625,8 +638,8 @@ def _board_like_trust(model: StackModel, frame: FrameSamples, masks: np.ndarray,
             at = kinds[white] & (model.shades == shade)
             if apart >= least[white] and at.any():
                 nearer = (np.hypot(*(seen[at] - disc).T) - np.hypot(*(seen[at] - cell).T)) / apart
-                trust[at] = np.minimum(trust[at], _trust(nearer, BOARD_LIKE_DISC))
-    return trust
+                likeness[at] = np.maximum(likeness[at], nearer)
+    return likeness
 
 
 def _empty_trust(model: StackModel, board: np.ndarray, heights: np.ndarray, prob: np.ndarray) -> np.ndarray:
