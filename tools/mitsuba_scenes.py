@@ -22,12 +22,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.povray_scenes import linear_rgb, meter, print_textures, render_stills, with_sensor_noise  # noqa: E402
+from tools.povray_scenes import camera_view, linear_rgb, meter, print_textures, render_stills, with_sensor_noise  # noqa: E402
 from vision.synth.looks import board_half_mm  # noqa: E402
 from vision.synth.render import BOARD_THICKNESS_MM, PIECE_LOOKS, TABLE_HALF_MM, Scene  # noqa: E402
 from vision.synth.render import stack_discs  # noqa: E402
@@ -45,11 +44,8 @@ def _move(mi: Any, x: float, y: float, z: float, sx: float = 1.0, sy: float = 1.
 def scene_dict(mi: Any, scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> dict:
     """The Mitsuba scene (``mi``: the mitsuba module, its variant set) of a scene whose camera is
     a pinhole (board frame: mm, z up; textures are written to ``textures``)."""
-    pose, spec, light = scene.pose, scene.spec, scene.lighting
-    R, _ = cv2.Rodrigues(pose.rvec)
-    centre = pose.camera_position_mm()
-    w, h = pose.camera.image_size
-    f = pose.camera.K[0, 0]
+    spec, light = scene.spec, scene.lighting
+    R, centre, (w, h), f = camera_view(scene.pose)
     half = board_half_mm(spec)
     out: dict = {
         "type": "scene",

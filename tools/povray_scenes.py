@@ -159,6 +159,13 @@ def pinhole(pose: BoardPose) -> BoardPose:
     return replace(pose, camera=CameraModel(K, np.zeros(5), (w, h)))
 
 
+def camera_view(pose: BoardPose) -> tuple[np.ndarray, np.ndarray, tuple[int, int], float]:
+    """What a renderer needs to place a :func:`pinhole` camera: its axes (rows: right, down and
+    forward, board frame), its centre (mm), the picture's size (px) and the focal length (px)."""
+    R, _ = cv2.Rodrigues(pose.rvec)
+    return R, pose.camera_position_mm(), pose.camera.image_size, float(pose.camera.K[0, 0])
+
+
 def pinhole_scene(game: str, rng: np.random.Generator, size: tuple[int, int] | None, rig: RigRange,
                   spec: BoardSpec = DEFAULT_SPEC) -> Scene:
     """A random scene of ``game`` (:func:`vision.synth.scene.random_scene`; ``spec``: the board
@@ -236,11 +243,8 @@ DISCS_HELP = "discs of this diameter and thickness in millimetres (default: the 
 def scene_source(scene: Scene, rng: np.random.Generator, textures: Path, foreign: bool = False) -> str:
     """The POV-Ray source of a scene whose camera is a :func:`pinhole` (textures are written to
     ``textures``); ``foreign``: the board printed in a :func:`foreign_print`."""
-    pose, spec, light = scene.pose, scene.spec, scene.lighting
-    R, _ = cv2.Rodrigues(pose.rvec)
-    centre = pose.camera_position_mm()
-    w, h = pose.camera.image_size
-    f = pose.camera.K[0, 0]
+    spec, light = scene.spec, scene.lighting
+    R, centre, (w, h), f = camera_view(scene.pose)
     half = board_half_mm(spec)
     look = PIECE_LOOKS[scene.piece_look]
     # POV-Ray's screen runs from -1/2 to 1/2 over the picture's outer pixel edges, up is up.
