@@ -224,14 +224,25 @@ def test_equivalent_capture_paths_are_one_turn():
 @pytest.mark.parametrize("text,message", [
     ("32-27x", "cannot read"),
     ("32-29", "not legal here; legal turns: 31-27, 31-26, 32-28"),
-    ("32x28", "not legal"),
+    ("32x29", "not legal here"),
     ("51-46", "square 51 does not exist"),
     ("c4-d5", "light square"),
-    ("32-28-23", "one square to the next"),
+    ("32-28-23", "not legal here"),
 ])
 def test_parse_errors_are_clear(text, message):
     with pytest.raises(IllegalTurn, match=message):
         Dame100().parse_turn(text)
+
+
+def test_a_turn_is_named_by_its_squares_whatever_the_separator():
+    """Published records now and then write a capture with '-' or a move with 'x'."""
+    board = Dame100()
+    board.push_notation("32-28")
+    board.push_notation("19-23")
+    assert board.parse_turn("28-19") == board.parse_turn("28x19") == DameTurn((28, 19), (23,))
+    assert Dame100().parse_turn("32x28") == DameTurn((32, 28))
+    with pytest.raises(IllegalTurn, match="capturing is compulsory"):
+        board.parse_turn("31-27")
 
 
 def test_forgetting_to_capture_is_refused_with_the_captures():
