@@ -3,14 +3,18 @@
     python3 benchmarks/turns.py [--games abande accasta] [--sessions 4] [--plies 40] [--seed 1] [--jobs 2]
     python3 benchmarks/turns.py --elevation 60-70   # only cameras looking down steeply
     python3 benchmarks/turns.py --size 1920x1080     # as a 1080p camera films them
+    python3 benchmarks/turns.py --games dame100 --record ../shared/draughts-games/nk2003-amsterdam.pdn --sessions 8
 
-For every game, ``--sessions`` random games of up to ``--plies`` turns, each seen by one
+For every game, ``--sessions`` random games of up to ``--plies`` turns (with ``--record``, the
+games of a record file, played to their end unless ``--plies`` says), each seen by one
 camera (placement, board look and light as the renderer draws them, 1280x720 unless ``--size``) with fresh
 photo effects on every picture: after every turn the board is rendered, read
 (:class:`vision.reader.StackReader` with the true pose) and given to a
 :class:`rules.infer.GameState` as the live loop does (no "turn done": an Accasta turn stays
 pending until the reply, or until the game's end confirms it, as the end of a recording
-does).  A pass changes nothing to see and is seen with the reply.
+does).  A pass changes nothing to see and is seen with the reply; the passes that end a game
+(Abande's rulebook game ends with two) have none, and are left to the players, who say them
+(:meth:`tacticblue.session.Session.pass_turn`).
 
 Every turn ends up recorded right, recorded wrong (the record left the game, at this turn or at an
 earlier one it now tells differently (:func:`record_keys`): counted once,
@@ -41,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
 from rules.infer import GameState  # noqa: E402
+from rules.record import Record, read_turn  # noqa: E402
 from tacticblue.commands import frame_size, placement_error  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader  # noqa: E402
@@ -49,6 +54,8 @@ from vision.synth.render import Placement  # noqa: E402
 from vision.synth.rig import rig_at  # noqa: E402
 from vision.synth.scene import random_scene, render_image  # noqa: E402
 
+PLIES = 40
+"""Turns of a random game, unless ``--plies`` says."""
 MAX_LAG = 3
 """Turns a record may fall behind (a turn seen unsure waits for the reply) before the
 players are taken to put it right."""
@@ -66,25 +73,28 @@ def record_keys(board: rules.Board) -> list:
     return out[::-1]
 
 
-def session(game: str, seed: int, number: int, plies: int, verbose: bool,
+def session(game: str, seed: int, number: int, plies: int | None, verbose: bool,
             elevation_deg: tuple[float, float] | None = None, size: tuple[int, int] = (1280, 720),
-            placement: Placement = Placement()) -> dict[str, int]:
-    """One random game seen by one camera (its elevation drawn from ``elevation_deg``, degrees,
+            placement: Placement = Placement(), record: Record | None = None) -> dict[str, int]:
+    """One game seen by one camera (its elevation drawn from ``elevation_deg``, degrees,
     when given; its frames ``size`` pixels; its discs set ``placement`` off their points): how
-    many turns were recorded right, wrong, or left."""
+    many turns were recorded right, wrong, or left.  The game is ``record``'s, from its start,
+    or a random one; ``plies`` (None: the record's end) turns at the most."""
     rng = np.random.default_rng([seed, number, sum(map(ord, game))])
     moves = random.Random(int(rng.integers(2**31)))
-    truth = rules.new_game(game)
+    truth = rules.new_game(game) if record is None else type(rules.new_game(game)).from_record(record)
+    count = min(len(record.turns), plies or len(record.turns)) if record is not None else plies or PLIES
     scene = replace(random_scene(game, rng, points=truth.visible(), size=size, rig=rig_at(elevation_deg)),
                     placement=placement)
     reader = StackReader(game, scene.pose)
     state = GameState(rules.new_game(game))
     keys = [truth.key()]  # the position after every turn of the true game
     tally = {"turns": 0, "wrong": 0, "left": 0}
-    for _ in range(plies):
+    for n in range(count):
         if truth.is_game_over() or not truth.legal_turns():
             break
-        truth.push(moves.choice(truth.legal_turns()))
+        truth.push(moves.choice(truth.legal_turns()) if record is None
+                   else read_turn(truth, record.turns[n], record.turns[n + 1:]))
         keys.append(truth.key())
         tally["turns"] += 1
         reading = reader.read(render_image(replace(scene, points=truth.visible()), random_photo_look(rng), rng))
@@ -121,8 +131,11 @@ def session(game: str, seed: int, number: int, plies: int, verbose: bool,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", nargs="+", default=sorted(rules.GAMES), choices=sorted(rules.GAMES), metavar="GAME")
-    parser.add_argument("--sessions", type=int, default=4, help="random games (cameras) per game (default 4)")
-    parser.add_argument("--plies", type=int, default=40, help="turns per game at most (default 40)")
+    parser.add_argument("--sessions", type=int, default=4, help="games (cameras) per game (default 4)")
+    parser.add_argument("--plies", type=int, help=f"turns per game at most (default {PLIES}; a record's: all)")
+    parser.add_argument("--record", type=Path, metavar="FILE",
+                        help="play this record file's games (PDN for dame100, the rulebook format for the "
+                             "others) instead of random ones, one a session, again from the first when they run out")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--verbose", action="store_true", help="print every turn not recorded right")
@@ -134,8 +147,19 @@ def main() -> None:
                         help="how far the discs stand off their points at most (mm; default 1.6,0.7)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size, args.placement)
-             for g in args.games for n in range(args.sessions)]
+    records: list[Record | None] = [None] * args.sessions
+    if args.record:
+        if len(args.games) != 1:
+            parser.error("--record: name the record's game with --games")
+        try:
+            played = type(rules.new_game(args.games[0])).read_records(args.record.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            parser.error(f"--record: {e}")
+        if not played:
+            parser.error(f"--record: no game in {args.record}")
+        records = [played[n % len(played)] for n in range(args.sessions)]
+    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size, args.placement, record)
+             for g in args.games for n, record in enumerate(records)]
     with ProcessPoolExecutor(args.jobs) as pool:
         tallies = list(pool.map(session, *zip(*tasks)))
     report: dict[str, dict[str, float]] = {}
