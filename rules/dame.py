@@ -502,8 +502,10 @@ class Dame100(Board[DameTurn]):
         the 16 games of the PDN standard's test file ``PROF2.pdn``) and either way only one
         legal turn goes there: captures are compulsory.
 
-        >>> b = Dame100(); b.parse_turn("d4-e5"), b.parse_turn("33 - 28"), b.parse_turn("33x28")
-        (DameTurn(path=(32, 28), captured=()), DameTurn(path=(33, 28), captured=()), DameTurn(path=(33, 28), captured=()))
+        >>> b = Dame100(); b.parse_turn("d4-e5"), b.parse_turn("33 - 28")
+        (DameTurn(path=(32, 28), captured=()), DameTurn(path=(33, 28), captured=()))
+        >>> b.parse_turn("33x28") == b.parse_turn("33-28")
+        True
         """
         if not _TURN_TEXT.match(text):
             raise IllegalTurn(f"cannot read {text!r}: write a move as 32-28 or c3-d4 and a capture as 19x28")
