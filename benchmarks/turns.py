@@ -46,7 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rules  # noqa: E402
 from rules.infer import GameState  # noqa: E402
 from rules.record import Record, read_turn  # noqa: E402
-from tacticblue.commands import frame_size, placement_error  # noqa: E402
+from tacticblue.commands import CLIError, frame_size, placement_error  # noqa: E402
+from tacticblue.commands.rules import read_record_files  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader  # noqa: E402
 from vision.synth.photo import random_photo_look  # noqa: E402
@@ -152,11 +153,9 @@ def main() -> None:
         if len(args.games) != 1:
             parser.error("--record: name the record's game with --games")
         try:
-            played = type(rules.new_game(args.games[0])).read_records(args.record.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+            played = read_record_files(args.record, args.games[0])
+        except CLIError as e:
             parser.error(f"--record: {e}")
-        if not played:
-            parser.error(f"--record: no game in {args.record}")
         records = [played[n % len(played)] for n in range(args.sessions)]
     tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size, args.placement, record)
              for g in args.games for n, record in enumerate(records)]
