@@ -201,7 +201,7 @@ def _king_captures(sq: list[int], cur: int, opp: int, path: list[int], caps: lis
         out.append((tuple(path), tuple(caps)))
 
 
-_TURN_TEXT = re.compile(r"^\s*([a-j](?:10|[1-9])|\d{1,2})((?:\s*[-x:]\s*(?:[a-j](?:10|[1-9])|\d{1,2}))+)\s*$", re.I)
+_TURN_TEXT = re.compile(r"^\s*(?:[a-j](?:10|[1-9])|\d{1,2})(?:\s*[-x:]\s*(?:[a-j](?:10|[1-9])|\d{1,2}))+\s*$", re.I)
 _SQUARE_TEXT = re.compile(r"[a-j](?:10|[1-9])|\d{1,2}", re.I)
 
 
