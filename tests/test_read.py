@@ -92,6 +92,19 @@ def test_draughts_men_and_kings_are_read_exactly():
     assert sum(len(s) == 2 for s in sample("dame-kings")[1]["points"].values()) >= 4
 
 
+def test_black_kings_seen_from_high_up_are_read_as_kings():
+    """samples/reading/dame-kings-high: an endgame of kings seen from 54 degrees at 960x540.  A
+    black king's groove does not show, and on its dark cell little of its side does: mostly where
+    its top face stands says it is two discs.  The patch net fitted on random games, where kings
+    are rare, read 5 of its 8 black kings as men; fitted on positions rich in kings too, 1."""
+    truth = sample("dame-kings-high")[1]["points"]
+    kings = [p for p, s in truth.items() if s == "bb"]
+    errors = wrong("dame-kings-high")
+    assert len(kings) == 8
+    assert sum(p in errors for p in kings) <= 2, errors
+    assert all(conf < LOW_CONFIDENCE for _, _, conf in errors.values()), errors
+
+
 def test_crowded_start_position_seen_low():
     """The full Dame 100 start position seen low across the board: men hide the backs of
     the men behind them.  The far corners are the hardest; any error there is unsure."""
@@ -995,8 +1008,9 @@ def test_a_lower_discs_sliver_seen_steeply_counts_towards_a_taller_stack():
     leaned towards taller stacks where sides are slivers (:data:`vision.heights.SLIVER_NATS`),
     b3 and e5 are read right, d1 stays a single disc, unsure.  The steep patch net
     (:data:`vision.stack_net.STEEP_RISE`) reads b3 and e5 right without the lean too; without
-    either, both are single discs (b3 was three discs with the height model fitted on discs set
-    further off their points and the net of every view before it was)."""
+    either, e5 is a single disc (b3 was one too until the net of every view was fitted on
+    positions rich in Dame 100's kings; three discs with the height model fitted on discs set
+    further off their points and the net of every view before it)."""
     path = POVRAY / "foreign" / "attangle-square-seen-steeply.json"
     truth, obs = read_picture(path)
     assert (truth["points"]["b3"], truth["points"]["e5"], truth["points"]["d1"]) == ("wbb", "bww", "wbb")
@@ -1008,7 +1022,7 @@ def test_a_lower_discs_sliver_seen_steeply_counts_towards_a_taller_stack():
     assert {p for p, s in truth["points"].items() if reader.read(image).observation.points.get(p) != s} == {"d1"}
     reader.steep_rise = 0.0
     unleaned = reader.read(image).observation
-    assert (unleaned.points["b3"], unleaned.points["e5"]) == ("b", "w")
+    assert unleaned.points["e5"] == "w"
 
 
 def test_the_printed_lines_show_at_empty_points_and_not_under_stacks():

@@ -4,7 +4,7 @@
 
 Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's ground truth:
 game, every point's stack, the camera pose).  They cover what reading must get right:
-the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings, crowded
+the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings (also seen from high up), crowded
 boards seen low (stacks hiding each other), a camera too low to read surely, dim and
 uneven light, late Attangle positions seen low (stacks behind taller ones), glossy black
 tops seen from above under a lamp beside the camera or low at one side (they look grey), a
@@ -42,6 +42,9 @@ POSITIONS: dict[str, tuple[str, dict[str, str]]] = {
                                    "c4": "wbb", "e3": "wbbbw", "a2": "b", "g3": "w"}),
     "dame-kings": ("dame100", {"a1": "w", "c3": "ww", "e5": "bb", "g7": "b", "d4": "b", "f4": "w", "h6": "ww",
                                "b8": "bb", "j8": "b", "i9": "w", "c7": "w", "d2": "bb"}),
+    "dame-kings-high": ("dame100", {"b2": "bb", "f2": "b", "c3": "ww", "g3": "bb", "d4": "b", "h4": "bb", "a5": "w",
+                                     "e5": "bb", "i5": "ww", "d6": "bb", "h6": "w", "c7": "bb", "g7": "ww", "b8": "b",
+                                     "f8": "bb", "e9": "w", "i9": "bb", "d10": "ww"}),
 }
 
 
@@ -52,7 +55,9 @@ def make(name: str, seed: int) -> Sample:
         cannot = [p for p, s in points.items() if s and not GAMES[game].can_stand(s)]
         if cannot:
             raise SystemExit(f"{name}: {game} cannot build the stacks on {', '.join(cannot)}")
-        scene = random_scene(game, rng, points=points, size=SIZE)
+        # Kings seen from high up: a black king's groove does not show, and on its dark cell little of its side does.
+        rig = rig_at((50.0, 56.0) if name == "dame-kings-high" else None)
+        scene = random_scene(game, rng, points=points, size=SIZE, rig=rig)
     elif name == "thick-discs":
         # Discs of another set, thicker and wider than the box's: read right only when told so.
         game, points = POSITIONS["accasta-tall"]
@@ -115,8 +120,8 @@ def make(name: str, seed: int) -> Sample:
     return Sample(name, jpeg(develop(linear, photo, rng), photo.jpeg_quality), scene_truth(scene))
 
 
-SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "crowded-low": 14, "dim-uneven": 15, "hand": 16,
-           "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31,
+SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "dame-kings-high": 61, "crowded-low": 14,
+           "dim-uneven": 15, "hand": 16, "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31,
            "thick-discs": 41, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
 
 
