@@ -4,12 +4,12 @@
 
 Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's ground truth:
 game, every point's stack, the camera pose).  They cover what reading must get right:
-the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings (also seen from high up), crowded
-boards seen low (stacks hiding each other), a camera too low to read surely, dim and
-uneven light, late Attangle positions seen low (stacks behind taller ones), glossy black
-tops seen from above under a lamp beside the camera or low at one side (they look grey), a
-hand over the board, black men on the near-black cells of a dark (slate) board, and discs
-thicker and wider than the box's (also in the start position).  The same command always writes the same files.
+the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings (also seen
+from high up), crowded boards seen low (stacks hiding each other), a camera too low to read
+surely, dim and uneven light, late Attangle positions seen low (stacks behind taller ones),
+glossy black tops seen from above under a lamp beside the camera or low at one side (they
+look grey), a hand over the board, black men on the near-black cells of a dark (slate) board,
+and discs thicker and wider than the box's (also in the start position).  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,32 +36,42 @@ from vision.synth.scene import Sample, random_scene, scene_truth  # noqa: E402
 
 SIZE = (960, 540)
 
-POSITIONS: dict[str, tuple[str, dict[str, str]]] = {
-    "accasta-tall": ("accasta", {"d4": "wbwbbw", "c3": "bbwwbw", "e5": "wwbbwb", "b2": "ww", "f3": "b", "d2": "bwb",
+class Position(NamedTuple):
+    """A sample's set position: the game, its stacks, and the camera's elevation range in
+    degrees above the table (None: the default rig's)."""
+
+    game: str
+    points: dict[str, str]
+    elevation_deg: tuple[float, float] | None = None
+
+
+POSITIONS: dict[str, Position] = {
+    "accasta-tall": Position("accasta", {"d4": "wbwbbw", "c3": "bbwwbw", "e5": "wwbbwb", "b2": "ww", "f3": "b", "d2": "bwb",
                                  "c5": "w", "e2": "bbw", "a1": "bwbbw", "g4": "wbw"}),
-    "attangle-five": ("attangle", {"d4": "wbwwb", "c2": "bbbww", "e5": "bbwww", "d6": "bwb", "b3": "w", "f2": "bwb",
+    "attangle-five": Position("attangle", {"d4": "wbwwb", "c2": "bbbww", "e5": "bbwww", "d6": "bwb", "b3": "w", "f2": "bwb",
                                    "c4": "wbb", "e3": "wbbbw", "a2": "b", "g3": "w"}),
-    "dame-kings": ("dame100", {"a1": "w", "c3": "ww", "e5": "bb", "g7": "b", "d4": "b", "f4": "w", "h6": "ww",
+    "dame-kings": Position("dame100", {"a1": "w", "c3": "ww", "e5": "bb", "g7": "b", "d4": "b", "f4": "w", "h6": "ww",
                                "b8": "bb", "j8": "b", "i9": "w", "c7": "w", "d2": "bb"}),
-    "dame-kings-high": ("dame100", {"b2": "bb", "f2": "b", "c3": "ww", "g3": "bb", "d4": "b", "h4": "bb", "a5": "w",
-                                     "e5": "bb", "i5": "ww", "d6": "bb", "h6": "w", "c7": "bb", "g7": "ww", "b8": "b",
-                                     "f8": "bb", "e9": "w", "i9": "bb", "d10": "ww"}),
+    # Kings seen from high up: a black king's groove does not show, and on its dark cell little
+    # of its side does.
+    "dame-kings-high": Position("dame100", {"b2": "bb", "f2": "b", "c3": "ww", "g3": "bb", "d4": "b", "h4": "bb",
+                                            "a5": "w", "e5": "bb", "i5": "ww", "d6": "bb", "h6": "w", "c7": "bb",
+                                            "g7": "ww", "b8": "b", "f8": "bb", "e9": "w", "i9": "bb", "d10": "ww"},
+                                (50.0, 56.0)),
 }
 
 
 def make(name: str, seed: int) -> Sample:
     rng = np.random.default_rng(seed)
     if name in POSITIONS:
-        game, points = POSITIONS[name]
+        game, points, elevation_deg = POSITIONS[name]
         cannot = [p for p, s in points.items() if s and not GAMES[game].can_stand(s)]
         if cannot:
             raise SystemExit(f"{name}: {game} cannot build the stacks on {', '.join(cannot)}")
-        # Kings seen from high up: a black king's groove does not show, and on its dark cell little of its side does.
-        rig = rig_at((50.0, 56.0) if name == "dame-kings-high" else None)
-        scene = random_scene(game, rng, points=points, size=SIZE, rig=rig)
+        scene = random_scene(game, rng, points=points, size=SIZE, rig=rig_at(elevation_deg))
     elif name == "thick-discs":
         # Discs of another set, thicker and wider than the box's: read right only when told so.
-        game, points = POSITIONS["accasta-tall"]
+        game, points, _ = POSITIONS["accasta-tall"]
         scene = random_scene(game, rng, points=points, size=SIZE, spec=BoardSpec().with_discs((32.0, 9.0)))
     elif name == "start-32x9":
         # The start position in those discs, as calibrate board sees it before a game.
