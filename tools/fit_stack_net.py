@@ -32,6 +32,10 @@ of :func:`tall_stacks`, the others' of :func:`vision.synth.games.crowded_positio
 ``--elevation``: there stacks stand behind taller ones, which random games' positions seldom
 show.
 
+``--kings N`` writes N stills of Dame 100 positions where a third of the pieces are kings
+(:func:`kings_position`), seen from ``--elevation``: random games seldom crown a man, and the
+net of every view read black kings as men until it was fitted on such stills.
+
 ``--start`` goes on fitting a net already fitted (its ONNX file) on new stills, at a
 lower ``--rate``: a few epochs teach it a new look of the discs without the hours a
 fresh fit on every still takes on two cores.
@@ -80,6 +84,8 @@ CROWDED_GAMES = ("accasta", *CROWDED)
 LOW_STACKS = {"": 0.45, "w": 0.18, "b": 0.17, "wb": 0.07, "bw": 0.07, "ww": 0.03, "bb": 0.03}
 """How often :func:`low_stacks` puts each stack on a point."""
 BACKLIT_GAMES = ("abande", "attangle", "abande-square", "attangle-square")
+KING_SHARE = 1 / 3
+"""The share of :func:`kings_position`'s pieces that are kings."""
 FILM_SIZES = ((640, 360), (960, 540), (1280, 720))
 FILM_ENCODERS = ("h264", "mp4v")
 
@@ -126,6 +132,25 @@ def tall_stacks(rng: np.random.Generator) -> dict[str, str]:
         points[str(name)] = "".join(discs)
         left["w"] -= whites
         left["b"] -= height - whites
+    return points
+
+
+def kings_position(rng: np.random.Generator) -> dict[str, str]:
+    """A Dame 100 position of 5-20 pieces a side, :data:`KING_SHARE` of them kings (2-stacks),
+    no man on the row that would have crowned it: random games seldom crown a man, and a black
+    king on its dark cell shows little of its side and no groove.
+
+    >>> stacks = [s for s in kings_position(np.random.default_rng(3)).values() if s]
+    >>> len(stacks), sum(len(s) == 2 for s in stacks)
+    (23, 6)
+    """
+    names = [str(n) for n in rules.GAMES["dame100"].geometry.names]
+    points = dict.fromkeys(names, "")
+    whites, blacks = (int(n) for n in rng.integers(5, 21, 2))
+    for k, name in enumerate(rng.choice(names, size=whites + blacks, replace=False)):
+        colour, crowning_row = ("w", "10") if k < whites else ("b", "1")
+        king = rng.random() < KING_SHARE or name[1:] == crowning_row
+        points[str(name)] = colour * (2 if king else 1)
     return points
 
 
@@ -233,7 +258,8 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int = 0, start: StackNet
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out", help="the .onnx file to write, or with --tall, --backlit or --films the folder to write the stills into")
+    parser.add_argument("out", help="the .onnx file to write, or with --tall, --kings, --backlit, --crowded or --films "
+                                    "the folder to write the stills into")
     parser.add_argument("dirs", nargs="*", help="folders of rendered stills (tacticblue scenes render, tools/povray_scenes.py)")
     parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--start", type=Path, metavar="ONNX",
@@ -246,6 +272,8 @@ def main() -> None:
                              "vision.stack_net.STEEP_RISE and a little more)")
     parser.add_argument("--tall", type=int, metavar="N",
                         help="instead, render N Accasta stills of tall stacks (tall_stacks) into OUT")
+    parser.add_argument("--kings", type=int, metavar="N",
+                        help="instead, render N Dame 100 stills of positions rich in kings (kings_position) into OUT")
     parser.add_argument("--backlit", type=int, metavar="N",
                         help="instead, render N stills a game of low stacks lit from beyond the board (backlit) into OUT")
     parser.add_argument("--crowded", type=int, metavar="N",
@@ -255,21 +283,23 @@ def main() -> None:
     parser.add_argument("--films", type=int, metavar="N",
                         help="instead, write the frames of N films per stacking game into OUT")
     parser.add_argument("--seed", type=int, default=0,
-                        help="with --tall, --backlit, --crowded or --films: the first seed")
+                        help="with --tall, --kings, --backlit, --crowded or --films: the first seed")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
-                        help="with --tall, --backlit or --crowded: the stills' size (default 1280x720)")
+                        help="with --tall, --kings, --backlit or --crowded: the stills' size (default 1280x720)")
     parser.add_argument("--elevation", type=elevation_range, metavar="LO-HI",
-                        help="with --tall, --backlit or --crowded: cameras this many degrees above the board")
+                        help="with --tall, --kings, --backlit or --crowded: cameras this many degrees above the board")
     parser.add_argument("--behind", type=float, metavar="S",
                         help="fit only on the points where nearer stacks leave less than S of the board in view (the "
                              "behind net: vision.stack_net.BEHIND_SHARE), not seen steeply")
     args = parser.parse_args()
-    if args.tall or args.backlit or args.crowded or args.films:
+    if args.tall or args.kings or args.backlit or args.crowded or args.films:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         rig = rig_at(args.elevation)
         if args.tall:
             samples = render_samples("accasta", args.tall, args.seed, args.size, position=tall_stacks, rig=rig)
+        elif args.kings:
+            samples = render_samples("dame100", args.kings, args.seed, args.size, position=kings_position, rig=rig)
         elif args.backlit:
             samples = itertools.chain.from_iterable(
                 render_samples(game, args.backlit, args.seed, args.size, position=low_stacks(game), lighting=backlit,
