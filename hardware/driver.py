@@ -127,6 +127,7 @@ class Panel:
         self.last_problem = ""
         self.stats = collections.Counter[str]()
         self._connecting = False
+        self._tried = threading.Event()  # every port was tried once
 
         self._lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()  # show() and close() interrupt the driver's wait
@@ -177,6 +178,15 @@ class Panel:
             time.sleep(0.01)
         return self.online
 
+    def wait_settled(self, timeout: float) -> bool:
+        """Wait until a device is handshaken, or every port was tried once and none is being
+        handshaken (an answer is not moments away); whether one is online.  For a run that
+        ends before its panel could answer: its port may not even have been opened yet."""
+        deadline = time.monotonic() + timeout
+        while not (self.online or (self._tried.is_set() and not self.connecting)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.online
+
     def wait_shown(self, timeout: float) -> bool:
         """Wait until the device acknowledged the newest frame (for tools and tests)."""
         with self._shown:
@@ -208,6 +218,7 @@ class Panel:
     def _run(self) -> None:
         while not self._stop.is_set():
             link = self._connect()
+            self._tried.set()
             if link is None:
                 self._stop.wait(self.timing.rescan_interval)
                 continue

@@ -92,11 +92,12 @@ class PanelReporter:
         the panel is a display, and is shown the game as it stands when it answers again.
 
         At the end of a run shorter than a handshake (a short replay, a busy machine), a panel
-        whose port is open is given up to a handshake's time to answer, so that it is shown the
-        last turn rather than told it was never there."""
+        whose port is open, or not yet tried, is given up to a handshake's time to answer, so
+        that it is shown the last turn rather than told it was never there, and a port that
+        cannot be opened is told with its reason."""
         driver = self.panel.panel
-        if final and self._online is None and driver.connecting:
-            driver.wait_online(driver.timing.handshake_timeout)
+        if final and self._online is None:
+            driver.wait_settled(driver.timing.handshake_timeout)
         if driver.online:
             if self._online:
                 return None

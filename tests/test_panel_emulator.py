@@ -115,6 +115,16 @@ def emulator(tmp_path: Path):
     assert not emu.link.exists()
 
 
+def test_a_panel_whose_port_cannot_be_opened_settles_without_waiting_and_says_why(tmp_path: Path) -> None:
+    """A run that ends at once (a short replay) asks whether its panel could answer: at a
+    path with nothing behind it the driver settles as soon as it tried it, with the reason,
+    not after the handshake time, nor before it tried (which left the players no reason)."""
+    began = time.monotonic()
+    with Panel(str(tmp_path / "absent"), 37, timing=Timing(handshake_timeout=60)) as panel:
+        assert not panel.wait_settled(60)
+        assert time.monotonic() - began < 30 and "No such file or directory" in panel.last_problem
+
+
 def test_emulate_never_replaces_a_file_that_is_no_link(cli, tmp_path: Path) -> None:
     """--link deleted whatever stood at the path (a record, a journal, a device node as root),
     put its link there and removed that on exit.  A stale link a previous run left is replaced."""
