@@ -34,7 +34,7 @@ show.
 
 ``--kings N`` writes N stills of Dame 100 positions where a third of the pieces are kings
 (:func:`kings_position`), seen from ``--elevation``: random games seldom crown a man, and the
-net of every view read black kings as men until it was fitted on such stills.
+patch nets read black kings as men until they were fitted on such stills.
 
 ``--start`` goes on fitting a net already fitted (its ONNX file) on new stills, at a
 lower ``--rate``: a few epochs teach it a new look of the discs without the hours a
