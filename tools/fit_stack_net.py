@@ -32,7 +32,7 @@ of :func:`tall_stacks`, the others' of :func:`vision.synth.games.crowded_positio
 ``--elevation``: there stacks stand behind taller ones, which random games' positions seldom
 show.
 
-``--kings N`` writes N stills of Dame 100 positions where a third of the pieces are kings
+``--kings N`` writes N stills of Dame 100 positions where about a third of the pieces are kings
 (:func:`kings_position`), seen from ``--elevation``: random games seldom crown a man, and the
 patch nets read black kings as men until they were fitted on such stills.
 
