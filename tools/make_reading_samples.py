@@ -5,8 +5,8 @@
 Each sample is NAME.jpg (960x540, small JPEG) and NAME.json (the renderer's ground truth:
 game, every point's stack, the camera pose).  They cover what reading must get right:
 the tallest Accasta stacks (6 high, mixed), Attangle 5-stacks, Dame 100 kings (also seen
-from high up), crowded boards seen low (stacks hiding each other), a camera too low to read
-surely, dim and uneven light, late Attangle positions seen low (stacks behind taller ones),
+from high up and steeply), crowded boards seen low (stacks hiding each other), a camera too
+low to read surely, dim and uneven light, late Attangle positions seen low (stacks behind taller ones),
 glossy black tops seen from above under a lamp beside the camera or low at one side (they
 look grey), a hand over the board, black men on the near-black cells of a dark (slate) board,
 and discs thicker and wider than the box's (also in the start position).  The same command always writes the same files.
@@ -58,6 +58,12 @@ POSITIONS: dict[str, Position] = {
                                             "a5": "w", "e5": "bb", "i5": "ww", "d6": "bb", "h6": "w", "c7": "bb",
                                             "g7": "ww", "b8": "b", "f8": "bb", "e9": "w", "i9": "bb", "d10": "ww"},
                                 (50.0, 56.0)),
+    # Kings seen from higher still, where the reader reads with its steep net.
+    "dame-kings-steep": Position("dame100", {"a1": "bb", "e1": "b", "d2": "ww", "h2": "bb", "c3": "bb", "g3": "w",
+                                             "b4": "bb", "f4": "ww", "j4": "b", "e5": "bb", "i5": "bb", "d6": "w",
+                                             "h6": "bb", "c7": "ww", "g7": "bb", "b8": "bb", "f8": "b", "j8": "ww",
+                                             "e9": "bb", "c9": "w", "h10": "bb"},
+                                 (62.0, 68.0)),
 }
 
 
@@ -131,7 +137,7 @@ def make(name: str, seed: int) -> Sample:
     return Sample(name, jpeg(develop(linear, photo, rng), photo.jpeg_quality), scene_truth(scene))
 
 
-SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "dame-kings-high": 61, "crowded-low": 14,
+SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "dame-kings-high": 61, "dame-kings-steep": 62, "crowded-low": 14,
            "dim-uneven": 15, "hand": 16, "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31,
            "thick-discs": 41, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
 
