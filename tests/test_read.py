@@ -92,28 +92,19 @@ def test_draughts_men_and_kings_are_read_exactly():
     assert sum(len(s) == 2 for s in sample("dame-kings")[1]["points"].values()) >= 4
 
 
-def test_black_kings_seen_from_high_up_are_read_as_kings():
-    """samples/reading/dame-kings-high: an endgame of kings seen from 54 degrees at 960x540.  A
-    black king's groove does not show, and on its dark cell little of its side does: mostly where
-    its top face stands says it is two discs.  The patch net fitted on random games, where kings
-    are rare, read 5 of its 8 black kings as men; fitted on positions rich in kings too, 1."""
-    truth = sample("dame-kings-high")[1]["points"]
-    kings = [p for p, s in truth.items() if s == "bb"]
-    errors = wrong("dame-kings-high")
-    assert len(kings) == 8
-    assert sum(p in errors for p in kings) <= 2, errors
-    assert all(conf < LOW_CONFIDENCE for _, _, conf in errors.values()), errors
-
-
-def test_black_kings_seen_steeply_are_read_as_kings():
-    """samples/reading/dame-kings-steep: an endgame of kings seen from 68 degrees, where the
-    reader reads with its steep net.  That net, before it was fitted on positions rich in
-    kings, read 6 of the 11 black kings as men; now 3, none surely."""
-    truth = sample("dame-kings-steep")[1]["points"]
-    kings = [p for p, s in truth.items() if s == "bb"]
-    errors = wrong("dame-kings-steep")
-    assert len(kings) == 11
-    assert sum(p in errors for p in kings) <= 3, errors
+@pytest.mark.parametrize("name, kings, most_wrong", [("dame-kings-high", 8, 2), ("dame-kings-steep", 11, 3)])
+def test_black_kings_seen_from_high_up_are_read_as_kings(name, kings, most_wrong):
+    """Endgames of kings at 960x540: samples/reading/dame-kings-high seen from 54 degrees,
+    dame-kings-steep from 68, where the reader reads with its steep net.  A black king's
+    groove does not show, and on its dark cell little of its side does: mostly where its top
+    face stands says it is two discs.  The patch nets fitted on random games, where kings are
+    rare, read 5 of the first's 8 black kings as men and 6 of the second's 11; fitted on
+    positions rich in kings too, 1 and 3, none surely."""
+    truth = sample(name)[1]["points"]
+    black_kings = [p for p, s in truth.items() if s == "bb"]
+    errors = wrong(name)
+    assert len(black_kings) == kings
+    assert sum(p in errors for p in black_kings) <= most_wrong, errors
     assert all(conf < LOW_CONFIDENCE for _, _, conf in errors.values()), errors
 
 
