@@ -173,17 +173,18 @@ class Panel:
 
     def wait_online(self, timeout: float) -> bool:
         """Wait until a device is handshaken (for tools and tests); whether it is."""
-        deadline = time.monotonic() + timeout
-        while not self.online and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self.online
+        return self._wait_online_or(lambda: False, timeout)
 
     def wait_settled(self, timeout: float) -> bool:
         """Wait until a device is handshaken, or every port was tried once and none is being
         handshaken (an answer is not moments away); whether one is online.  For a run that
         ends before its panel could answer: its port may not even have been opened yet."""
+        return self._wait_online_or(lambda: self._tried.is_set() and not self.connecting, timeout)
+
+    def _wait_online_or(self, settled: Callable[[], bool], timeout: float) -> bool:
+        """Wait up to ``timeout`` until a device is handshaken or ``settled()``; whether one is online."""
         deadline = time.monotonic() + timeout
-        while not (self.online or (self._tried.is_set() and not self.connecting)) and time.monotonic() < deadline:
+        while not (self.online or settled()) and time.monotonic() < deadline:
             time.sleep(0.01)
         return self.online
 
