@@ -59,7 +59,7 @@ POSITIONS: dict[str, Position] = {
                                             "g7": "ww", "b8": "b", "f8": "bb", "e9": "w", "i9": "bb", "d10": "ww"},
                                 (50.0, 56.0)),
     # Kings seen from higher still, where the reader reads with its steep net.
-    "dame-kings-steep": Position("dame100", {"a1": "bb", "e1": "b", "d2": "ww", "h2": "bb", "c3": "bb", "g3": "w",
+    "dame-kings-steep": Position("dame100", {"a1": "bb", "e3": "b", "d2": "ww", "h2": "bb", "c3": "bb", "g3": "w",
                                              "b4": "bb", "f4": "ww", "j4": "b", "e5": "bb", "i5": "bb", "d6": "w",
                                              "h6": "bb", "c7": "ww", "g7": "bb", "b8": "bb", "f8": "b", "j8": "ww",
                                              "e9": "bb", "c9": "w", "h10": "bb"},
