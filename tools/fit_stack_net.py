@@ -62,6 +62,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
+from rules import dame  # noqa: E402
 from height_data import films, net_patches  # noqa: E402
 from tacticblue.commands import frame_size  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
@@ -142,15 +143,15 @@ def kings_position(rng: np.random.Generator) -> dict[str, str]:
 
     >>> stacks = [s for s in kings_position(np.random.default_rng(3)).values() if s]
     >>> len(stacks), sum(len(s) == 2 for s in stacks)
-    (23, 6)
+    (23, 7)
     """
-    names = [str(n) for n in rules.GAMES["dame100"].geometry.names]
-    points = dict.fromkeys(names, "")
+    squares = list(dame.NAME_OF_SQUARE)
+    points = dict.fromkeys(dame.NAME_OF_SQUARE.values(), "")
     whites, blacks = (int(n) for n in rng.integers(5, 21, 2))
-    for k, name in enumerate(rng.choice(names, size=whites + blacks, replace=False)):
-        colour, crowning_row = ("w", "10") if k < whites else ("b", "1")
-        king = rng.random() < KING_SHARE or name[1:] == crowning_row
-        points[str(name)] = colour * (2 if king else 1)
+    for k, square in enumerate(rng.choice(squares, size=whites + blacks, replace=False)):
+        side = dame.W_BIT if k < whites else dame.B_BIT
+        king = rng.random() < KING_SHARE or square in dame.PROMOTION_ROW[side]
+        points[dame.NAME_OF_SQUARE[square]] = dame.STACK_OF[side | dame.KING if king else side]
     return points
 
 
