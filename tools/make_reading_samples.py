@@ -137,9 +137,9 @@ def make(name: str, seed: int) -> Sample:
     return Sample(name, jpeg(develop(linear, photo, rng), photo.jpeg_quality), scene_truth(scene))
 
 
-SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "dame-kings-high": 61, "dame-kings-steep": 62, "crowded-low": 14,
-           "dim-uneven": 15, "hand": 16, "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27, "too-low": 31,
-           "thick-discs": 41, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
+SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "dame-kings-high": 61, "dame-kings-steep": 62,
+           "crowded-low": 14, "dim-uneven": 15, "hand": 16, "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27,
+           "too-low": 31, "thick-discs": 41, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
 
 
 def main() -> None:
