@@ -13,25 +13,26 @@ Scenes come from the renderer (every camera placement, board look, lighting and 
 effect it draws, at 1280x720 unless ``--size``) or from folders written by ``tacticblue scenes render`` or by
 ``tools/povray_scenes.py`` (the same scenes ray traced by POV-Ray, a renderer the height
 model was not fitted on).
-For every game it prints the share of points whose top colour, height and full stack
-were read right (a ``?`` layer counts as wrong), the share of images read without a
-single error, the same two counting as right a ``?`` on a layer that the truth's stacks
-in front hide or whose side is too flat to see, the top layer only where its top face is
-hidden too, and a point said not seen (not read, or with a confidence of 0) where they hide
-all of it (``stack?``, ``clean?``; :func:`vision.reader.shown_layers`,
-:func:`vision.reader.out_of_sight`: the issue asks for ``?`` there, and "not readable"), the
-share of points
-read wrong yet sure (confidence at least :data:`rules.infer.LOW_CONFIDENCE`, so the move
-inference takes them as read), and the median time to prepare a pose (once per board
-placement) and to read a frame with the pose known, on one core.  ``--find N`` also times
-the board finder plus reading, and the full-stack accuracy with the found pose (turned to the truth's
-White's side).  A second table gives ``stack?`` and ``clean?`` by how steeply the camera looks
-down (:data:`ELEVATION_BANDS`): a layer's side looks thinner the steeper the view, and hidden
-layers are more common the flatter.  A third gives ``stack?`` of the points holding a stack by how tall
-a layer's side looks there (:data:`SIDE_BANDS`), which the elevation, the board's distance and the
-frame's size decide together.  ``--wrong`` lists every point read wrong: the scene, the
-camera's elevation, the point, its stack and the reading, the reading's confidence, and whether
-it is sure (taken as read) or honest (right as far as it can be seen).
+For every game it prints the share of points whose top colour, height and full stack were read
+right (a ``?`` layer counts as wrong), the share of images read without a single error, the same
+two counting as right a ``?`` on a layer that the truth's stacks in front hide or whose side is
+too flat to see, the top layer only where its top face is hidden too, and a point said not seen
+(not read, or with a confidence of 0) where they hide all of it (``stack?``, ``clean?``;
+:func:`vision.reader.shown_layers`, :func:`vision.reader.out_of_sight`: the issue asks for ``?``
+there, and "not readable"), the share of points read wrong yet sure (confidence at least
+:data:`rules.infer.LOW_CONFIDENCE`, so the move inference takes them as read), and the median time
+to prepare a pose (once per board placement) and to read a frame with the pose known, on one core:
+the reader's first frame (``read ms``) and its next (``next ms``: the same frame again, as the
+live loop reads every new frame with the reader it keeps, with the processor's caches warm; 1-2 ms
+less). ``--find N`` also times the board finder plus reading, and the full-stack accuracy with the
+found pose (turned to the truth's White's side). A second table gives ``stack?`` and ``clean?`` by
+how steeply the camera looks down (:data:`ELEVATION_BANDS`): a layer's side looks thinner the
+steeper the view, and hidden layers are more common the flatter. A third gives ``stack?`` of the
+points holding a stack by how tall a layer's side looks there (:data:`SIDE_BANDS`), which the
+elevation, the board's distance and the frame's size decide together. ``--wrong`` lists every
+point read wrong: the scene, the camera's elevation, the point, its stack and the reading, the
+reading's confidence, and whether it is sure (taken as read) or honest (right as far as it can be
+seen).
 
 Targets (issue 5): full stack right on 99.9% of points, 98% of images without an error,
 30 ms per frame with the pose known and 0.5 s with board finding.
@@ -214,8 +215,10 @@ def main() -> None:
         t1 = time.perf_counter()
         reading = reader.read(image)
         t2 = time.perf_counter()
+        reader.read(image)
         st["prepare"].append(t1 - t0)
         st["read"].append(t2 - t1)
+        st["next"].append(time.perf_counter() - t2)
         points = reading.observation.points
         unseen = unseen_layers(reader, truth["points"])
         side_px = dict(zip(reader.model.names, reader.model.side_px))
@@ -267,6 +270,7 @@ def main() -> None:
             "images_without_error_or_unseen": float(np.mean(st["honest_image"])),
             "sure_and_wrong": float(np.mean(st["sure_wrong"])),
             "prepare_ms": 1000 * statistics.median(st["prepare"]), "read_ms": 1000 * statistics.median(st["read"]),
+            "next_ms": 1000 * statistics.median(st["next"]),
         }
         if args.wrong:
             report[game]["wrong"] = st["wrong"]
@@ -290,13 +294,13 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     print(f"{'game':16} {'images':>6} {'top':>7} {'height':>7} {'stack':>7} {'stack?':>7} {'clean':>7} {'clean?':>7}"
-          f" {'sure&bad':>8} {'prep ms':>8} {'read ms':>8} {'found':>7} {'find s':>7}")
+          f" {'sure&bad':>8} {'prep ms':>8} {'read ms':>8} {'next ms':>8} {'found':>7} {'find s':>7}")
     for game, r in report.items():
         extra = f" {r['found_full_stack']:7.4f} {r['find_and_read_s']:7.2f}" if "found_full_stack" in r else ""
         print(f"{game:16} {r['images']:6d} {r['top_colour']:7.4f} {r['height']:7.4f} {r['full_stack']:7.4f} "
               f"{r['full_stack_or_unseen']:7.4f} {r['images_without_error']:7.4f} "
               f"{r['images_without_error_or_unseen']:7.4f} {r['sure_and_wrong']:8.4f} {r['prepare_ms']:8.0f} "
-              f"{r['read_ms']:8.0f}{extra}")
+              f"{r['read_ms']:8.0f} {r['next_ms']:8.0f}{extra}")
     bands = [f"{lo:g}-{hi:g}" for lo, hi in ELEVATION_BANDS]
     print(f"\nby the camera's elevation (degrees): stack?, clean?, images\n{'game':16}"
           + "".join(f" {b + ' deg':>21}" for b in bands))
