@@ -34,7 +34,7 @@ Times ``t`` are seconds of the source (video time for recordings).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from rules import Board
 from rules.base import COLOUR_NAMES
@@ -44,7 +44,9 @@ from tacticblue.journal import Journal
 from tacticblue.sources import Frame
 from tacticblue.stillness import StillnessDetector
 
-EVENT_KINDS = ("turn", "illegal", "partial", "ambiguous", "takeback", "end", "info")
+EventKind = Literal["turn", "illegal", "partial", "ambiguous", "takeback", "end", "info"]
+"""What an :class:`Event` tells: a turn recorded, an illegal board, a turn under way, boards to
+choose between, a take-back, the game's end, or a note."""
 LOST_NOTE_S = 3.0
 """A board that was in view and is lost (the tracker no longer sees enough of its printed
 lines) is told as not in view only once it has stayed lost this long: an arm over much of
@@ -93,7 +95,7 @@ class Event:
     """One thing to tell the players.  ``turn`` is the turn's notation where there is one."""
 
     t: float
-    event: str
+    event: EventKind
     message: str
     turn: str | None = None
     ply: int | None = None
@@ -522,7 +524,7 @@ class Session:
     def _mover(self) -> str:
         return COLOUR_NAMES[self.board.turn]
 
-    def _event(self, t: float, kind: str, message: str, turn: str | None = None,
+    def _event(self, t: float, kind: EventKind, message: str, turn: str | None = None,
                data: dict[str, Any] | None = None, *, ply: int | None = None, number: int | None = None) -> Event:
         event = Event(t, kind, message, turn, self.board.ply if ply is None else ply, number, data or {})
         self.last = event

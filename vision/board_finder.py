@@ -1176,24 +1176,20 @@ def _undistort_maps(K: bytes, dist: bytes, size: tuple[int, int]) -> tuple[np.nd
     return cv2.initUndistortRectifyMap(Km, np.frombuffer(dist), None, Km, size, cv2.CV_16SC2)
 
 
-def _coarse_support(image: np.ndarray, H: np.ndarray, model: BoardModel) -> float:
-    """Fraction of probes with a sharp edge near their line: a quick score for a rough hypothesis."""
-    return _coarse_supports(image, [H], model)[0]
-
-
 def _coarse_supports(image: np.ndarray, Hs: Sequence[np.ndarray], model: BoardModel) -> list[float]:
-    """:func:`_coarse_support` of many hypotheses at once."""
+    """Per hypothesis (homography of ``Hs``): the fraction of probes with a sharp edge near their
+    line, a quick score for a rough hypothesis."""
     size = (image.shape[1], image.shape[0])
     if not len(Hs):
         return []
     stack = np.array(Hs, float)
     ok = _plausibles(stack, model, size)
     spacing = _spacings_px(stack, model)
-    Hs = [H if good else None for H, good in zip(Hs, ok)]
+    plausible = [H if good else None for H, good in zip(Hs, ok)]
     radii = [float(np.clip(0.15 * d, 2, 6)) for d in spacing]
     n = len(model.samples[::3])
     return [0.0 if p is None else float((np.isfinite(p[0]) & (p[1] >= PEAKINESS)).sum()) / n
-            for p in _probe_many(image, Hs, model, radii, step=3)]
+            for p in _probe_many(image, plausible, model, radii, step=3)]
 
 
 def _probe_many(image: np.ndarray, Hs: Sequence[np.ndarray | None], model: BoardModel, radii: Sequence[float],
