@@ -442,7 +442,7 @@ class _Link:
             status = frame.payload[0] if frame.payload else Status.BAD_LENGTH
             if status != Status.OK:
                 self.panel.stats["refused"] += 1
-                name = Status(status).name if status in iter(Status) else str(status)
+                name = Status(status).name if status in Status.__members__.values() else str(status)
                 self.panel.last_problem = f"device refused a command: {name}"
             elif self.outstanding[3] >= 0:
                 self._completed = self.outstanding[3]

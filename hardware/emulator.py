@@ -191,11 +191,12 @@ class VirtualPanel:
     def step(self, timeout: float, also: list[TextIO] | None = None) -> list[TextIO]:
         """Answer what the host sent within ``timeout`` s and send what is due; returns the
         ones of ``also`` that are ready to read."""
-        ready, _, _ = select.select([self.master, *(also or [])], [], [], timeout)
+        waiting: list[int | TextIO] = [self.master, *(also or [])]
+        ready, _, _ = select.select(waiting, [], [], timeout)
         if self.master in ready:
             os.write(self.master, self.device.receive(os.read(self.master, 4096), self.now_ms()))
         os.write(self.master, self.device.tick(self.now_ms()))
-        return [r for r in ready if r is not self.master]
+        return [r for r in ready if not isinstance(r, int)]
 
     def close(self) -> None:
         os.close(self.master)

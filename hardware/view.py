@@ -24,7 +24,7 @@ compares the visible board before and after a turn, :func:`targets` tries every 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from hardware.layout import GameLeds
 from hardware.protocol import Colour, LedFrame, Pattern
@@ -69,7 +69,7 @@ def moved_points(before: dict[str, str], after: dict[str, str]) -> tuple[str, ..
     return tuple(p for p in changed if p not in grew) + tuple(grew)
 
 
-def targets(board: Board, point: str) -> tuple[str, ...]:
+def targets(board: Board[Any], point: str) -> tuple[str, ...]:
     """Where the stack on ``point`` may go this turn (teaching mode): the points that grow
     in the legal turns that take pieces from ``point``, in board order.
 

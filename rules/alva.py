@@ -163,7 +163,7 @@ class Alva(Board[AlvaTurn]):
             (names[src], names[dst]) for src, s in enumerate(self.stacks) if s == self.turn
             for dst in self.geometry.neighbours(src) if not self.stacks[dst]
         ]
-        turns = []
+        turns: list[AlvaTurn] = []
         for sh in legal_shifts if shift is ... else [shift] if shift in legal_shifts else []:
             if sh is None:
                 targets = empty

@@ -401,9 +401,9 @@ def _built_stacks(cls: type[Attangle], either_order: bool = False) -> frozenset[
     ``either_order``, also with the two capturing units the other way round): single pieces,
     then whatever legal captures make of the stacks found so far."""
     board = cls()
-    built = {WHITE, BLACK}
+    built: set[str] = {WHITE, BLACK}
     while True:
-        new = set()
+        new: set[str] = set()
         for target in (t for t in built if len(t) < cls.max_height):  # complete stacks are never captured
             mover = other(cls.owner(target))
             units = [u for u in built if cls.owner(u) == mover and len(u) in cls.unit_heights]

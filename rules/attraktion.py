@@ -224,7 +224,8 @@ class Attraktion(Board[str]):
         [['place white on c2'], ['c4-c3', 'c5-c4'], ['h2-g2']]
         """
         names = self.geometry.names
-        placing = [({self.geometry.index(turn): self.turn}, f"place {COLOUR_NAMES[self.turn]} on {turn}")]
+        placing: list[tuple[dict[int, str], str]] = [
+            ({self.geometry.index(turn): self.turn}, f"place {COLOUR_NAMES[self.turn]} on {turn}")]
         return [placing, *([({src: "", dst: self.stacks[src]}, f"{names[src]}-{names[dst]}") for src, dst in train]
                            for train in _trains(self._shift_indices(turn)))]
 
@@ -266,7 +267,10 @@ class Attraktion(Board[str]):
         names = self.geometry.names
         stacks = list(self.stacks)
         stacks[self.geometry.index(turn)] = self.turn
-        fits = lambda i, expected: self.stack_fits(expected, seen.get(names[i], "?" * len(expected)))  # noqa: E731
+
+        def fits(i: int, expected: str) -> bool:
+            return self.stack_fits(expected, seen.get(names[i], "?" * len(expected)))
+
         involved: set[int] = set()
         remaining: set[tuple[int, int]] = set()
         shifts = self._shift_indices(turn)

@@ -149,7 +149,17 @@ class Board(ABC, Generic[TurnT]):
         self.ply += 1
 
     def push_checked(self, turn: TurnT) -> None:
-        """Play a turn after checking it is among :meth:`legal_turns`."""
+        """Play a turn after checking it is among :meth:`legal_turns`.
+
+        >>> from rules.dame import Dame100
+        >>> board = Dame100()
+        >>> opening = board.parse_turn("32-28")
+        >>> board.push_checked(opening)
+        >>> board.push_checked(opening)  # White's man has moved: Black is to play
+        Traceback (most recent call last):
+        ...
+        rules.base.IllegalTurn: DameTurn(path=(32, 28), captured=()) is not a legal turn here
+        """
         if turn not in self.legal_turns():
             raise IllegalTurn(f"{turn!r} is not a legal turn here")
         self.push(turn)
@@ -350,7 +360,7 @@ def register(cls: BoardT) -> BoardT:
     name = cls.name  # type: ignore[attr-defined]
     if name in GAMES:
         raise ValueError(f"game {name!r} registered twice")
-    GAMES[name] = cls  # type: ignore[assignment]
+    GAMES[name] = cls
     return cls
 
 

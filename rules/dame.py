@@ -352,6 +352,9 @@ class Dame100(Board[DameTurn]):
         own = self._pieces[me]
         own.discard(s)
         own.add(e)
+        # The last item: the king move's position key, or the reversible keys a capture or a
+        # man's move ends (pop tells them apart).
+        undo: tuple[int, tuple[int, ...], int, tuple[int, int], tuple[int, ...] | list[tuple[int, ...]] | None]
         undo = (p, taken, self._king_plies, self._endgame, key)
         if key is not None:
             self._reversible.append(key)

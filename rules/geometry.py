@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Literal
+from typing import Callable, Literal
 
 BoardKind = Literal["hex", "square"]
 
@@ -210,7 +210,7 @@ def hex_geometry() -> Geometry:
 
 
 def _square_names(n: int, offset: int, spacing: int, directions: tuple[tuple[int, int], ...],
-                  keep=lambda col, row: True) -> Geometry:
+                  keep: Callable[[int, int], bool] = lambda col, row: True) -> Geometry:
     """Points col, row in 0..n-1 named file+rank, placed on the half-cell lattice.
 
     The square lattice is in half cells from the centre, so a point with index

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, Literal, Sequence
+from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
 
 from rules.base import COLOUR_NAMES, Board, Outcome, other
 
@@ -637,7 +637,7 @@ class _Seen:
         return self.conf[i]
 
 
-def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str], points: Iterable[int]) -> list[int]:
+def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str] | Mapping[int, str], points: Iterable[int]) -> list[int]:
     return [i for i in points if not seen.agrees(fits, i, expected[i])]
 
 
@@ -684,7 +684,7 @@ def _match_turns(board: Board[Any], pos: _Position, seen: _Seen, base: Sequence[
             bad = _disagreements(board, seen, outside, changes)
             if any(seen.firm(i, changes.get(i, base[i])) for i in bad):
                 continue
-            evidence = sum(1 for i in changes if seen.stacks[i] is not None and "?" not in seen.stacks[i])
+            evidence = sum(1 for i in changes if (stack := seen.stacks[i]) is not None and "?" not in stack)
             score = _score(fits, seen, ((i, changes.get(i, base[i])) for i in bad))
             (override if bad else exact).append(_Match(n, bad, evidence, score))
     return exact, _undominated(override)
@@ -1110,8 +1110,8 @@ def _missed(state: GameState, seen: _Seen, done: bool) -> Inference | None:
         if found is None:
             continue
         missed = f"{count} turns played while the board was not seen"
-        if found.kind == "turn" and shown(found.best):
-            best = found.best
+        best = found.best
+        if found.kind == "turn" and best is not None and shown(best):
             return replace(found, missed=True,
                            message=f"{missed}: {' '.join(best.notations[len(start):])} (check them)"
                                    + ("; the turn may go on" if best.may_continue and not done else ""))
@@ -1192,7 +1192,8 @@ def _tentative_turns(state: GameState, observation: Observation) -> list[Any]:
         members = list(pos.groups.get(changed, []))
         for points, group in pos.groups.items():
             if points and points < changed:
-                members += [n for n in group if all(fits(s, sure.stacks[i]) for i, s in pos.results[n][1].items())]
+                members += [n for n in group if all((read := sure.stacks[i]) is not None and fits(s, read)
+                                                for i, s in pos.results[n][1].items())]
     return [turn for turn, _ in _one_per_board(pos.results[n] for n in members)]
 
 
@@ -1321,7 +1322,7 @@ def _explain(board: Board[Any], pos: _Position, seen: _Seen) -> str:
     material = board.material()
     for colour in ("w", "b"):
         on_board = sum(s.count(colour) for s in sure_points.values())
-        if on_board > material[colour]:  # type: ignore[index]
+        if on_board > material[colour]:
             return f"there are more {COLOUR_NAMES[colour]} pieces on the board than the game has"
     flipped = board.copy()
     flipped.turn = other(board.turn)
