@@ -637,7 +637,8 @@ class _Seen:
         return self.conf[i]
 
 
-def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str] | Mapping[int, str], points: Iterable[int]) -> list[int]:
+def _mismatches(fits: Any, seen: _Seen, expected: Sequence[str] | Mapping[int, str], points: Iterable[int]
+                ) -> list[int]:
     return [i for i in points if not seen.agrees(fits, i, expected[i])]
 
 
