@@ -3,11 +3,13 @@
     python3 benchmarks/turns.py [--games abande accasta] [--sessions 4] [--plies 40] [--seed 1] [--jobs 2]
     python3 benchmarks/turns.py --elevation 60-70   # only cameras looking down steeply
     python3 benchmarks/turns.py --size 1920x1080     # as a 1080p camera films them
+    python3 benchmarks/turns.py --discs 25x5         # another set's discs (the reader told their size)
     python3 benchmarks/turns.py --games dame100 --record ../shared/draughts-games/nk2003-amsterdam.pdn --sessions 8
 
 For every game, ``--sessions`` random games of up to ``--plies`` turns (with ``--record``, the
 games of a record file, played to their end unless ``--plies`` says), each seen by one
-camera (placement, board look and light as the renderer draws them, 1280x720 unless ``--size``) with fresh
+camera (placement, board look and light as the renderer draws them, 1280x720 unless ``--size``; the
+box's discs unless ``--discs``, whose size the reader is told as ``calibrate board --discs`` tells it) with fresh
 photo effects on every picture: after every turn the board is rendered, read
 (:class:`vision.reader.StackReader` with the true pose) and given to a
 :class:`rules.infer.GameState` as the live loop does (no "turn done": an Accasta turn stays
@@ -44,9 +46,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rules  # noqa: E402
+from rules.geometry import DEFAULT_SPEC  # noqa: E402
 from rules.infer import GameState  # noqa: E402
 from rules.record import Record, read_turn  # noqa: E402
-from tacticblue.commands import CLIError, frame_size, placement_error  # noqa: E402
+from tacticblue.commands import CLIError, disc_size, frame_size, placement_error  # noqa: E402
 from tacticblue.commands.rules import read_record_files  # noqa: E402
 from tacticblue.commands.scenes import elevation_range  # noqa: E402
 from vision.reader import StackReader  # noqa: E402
@@ -76,17 +79,19 @@ def record_keys(board: rules.Board) -> list:
 
 def session(game: str, seed: int, number: int, plies: int | None, verbose: bool,
             elevation_deg: tuple[float, float] | None = None, size: tuple[int, int] = (1280, 720),
-            placement: Placement = Placement(), record: Record | None = None) -> dict[str, int]:
+            placement: Placement = Placement(), record: Record | None = None,
+            discs: tuple[float, float] | None = None) -> dict[str, int]:
     """One game seen by one camera (its elevation drawn from ``elevation_deg``, degrees,
-    when given; its frames ``size`` pixels; its discs set ``placement`` off their points): how
+    when given; its frames ``size`` pixels; its discs ``discs`` (diameter, thickness in mm; the
+    box's when None), set ``placement`` off their points): how
     many turns were recorded right, wrong, or left.  The game is ``record``'s, from its start,
     or a random one; ``plies`` (None: the record's end) turns at the most."""
     rng = np.random.default_rng([seed, number, sum(map(ord, game))])
     moves = random.Random(int(rng.integers(2**31)))
     truth = rules.new_game(game) if record is None else type(rules.new_game(game)).from_record(record)
     count = min(len(record.turns), plies or len(record.turns)) if record is not None else plies or PLIES
-    scene = replace(random_scene(game, rng, points=truth.visible(), size=size, rig=rig_at(elevation_deg)),
-                    placement=placement)
+    scene = replace(random_scene(game, rng, points=truth.visible(), size=size, rig=rig_at(elevation_deg),
+                                 spec=DEFAULT_SPEC.with_discs(discs)), placement=placement)
     reader = StackReader(game, scene.pose)
     state = GameState(rules.new_game(game))
     keys = [truth.key()]  # the position after every turn of the true game
@@ -146,6 +151,9 @@ def main() -> None:
                         help="the cameras' frame size (default 1280x720)")
     parser.add_argument("--placement", type=placement_error, default=Placement(), metavar="STACK[,DISC]",
                         help="how far the discs stand off their points at most (mm; default 1.6,0.7)")
+    parser.add_argument("--discs", type=disc_size, metavar="DxT",
+                        help="discs of this diameter and thickness (mm; default the box's 29x7), "
+                             "the reader told their size")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     records: list[Record | None] = [None] * args.sessions
@@ -157,7 +165,7 @@ def main() -> None:
         except CLIError as e:
             parser.error(f"--record: {e}")
         records = [played[n % len(played)] for n in range(args.sessions)]
-    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size, args.placement, record)
+    tasks = [(g, args.seed, n, args.plies, args.verbose, args.elevation, args.size, args.placement, record, args.discs)
              for g in args.games for n, record in enumerate(records)]
     with ProcessPoolExecutor(args.jobs) as pool:
         tallies = list(pool.map(session, *zip(*tasks)))
