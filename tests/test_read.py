@@ -609,6 +609,18 @@ def test_discs_of_another_size_are_read_right_when_told(cli, tmp_path):
     assert wrong("--discs", "32x9") == []
 
 
+def test_thin_discs_are_read_as_tall_as_they_stand_when_told():
+    """thin-discs: an Accasta game's stacks in discs 26 mm across and 5 mm thick, seen from 48
+    degrees, the reader told their size.  The patch nets were fitted on the box's discs, beside
+    whose radius these discs' layers rise 0.8 as far: their patches as cut, the nets read six
+    stacks of two and three a disc short (their sides' grooves in plain view); stretched to look
+    as the box's discs would (:func:`vision.stack_net.patch_frames`), every point is read right."""
+    truth, seen = read_picture(SAMPLES / "thin-discs.json")
+    assert (truth["camera"]["spec"]["piece_diameter_mm"], truth["camera"]["spec"]["piece_height_mm"]) == (26.0, 5.0)
+    assert sum(len(s) >= 2 for s in truth["points"].values()) >= 8
+    assert {p: seen.points.get(p) for p, s in truth["points"].items() if seen.points.get(p) != s} == {}
+
+
 def test_calibrate_board_keeps_the_discs_it_is_told(cli, tmp_path):
     """``calibrate board --discs`` writes the discs into the calibration, and reading with it
     reads thick-discs' stacks right (a1's 5-stack, half hidden, unsure at most)."""

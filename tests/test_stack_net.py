@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -59,6 +60,37 @@ def test_a_patch_stands_the_stack_upright_at_one_disc_size(path):
         assert abs(three[0] - PATCH_SIZE[0] / 2) < 0.5
         assert three[1] == pytest.approx(BASE_ROW - 3 * rise[i] * RADIUS_PX, rel=0.05)
     assert 0.0 <= rise.min() and rise.max() < 0.5  # straight above .. seen from the side
+
+
+@pytest.mark.parametrize("path", [ROOT / "samples" / "reading" / "thin-discs.json", ROOT / "samples" / "povray" / "discs" /
+                                  "accasta-31x8.json"], ids=lambda p: p.stem)
+def test_a_patch_of_other_discs_than_the_box_s_is_stretched_to_look_as_the_box_s(path):
+    """The nets were fitted on the box's discs (29 x 7 mm).  Thinner discs' patches are stretched
+    along the stack's axis (thicker ones' shrunk), so that how flat a disc's top looks and how
+    far a layer rises fit together as for a box disc seen from some elevation; the rise the net
+    is given is how far a layer rises in the patch.  The box's discs' patches are not stretched."""
+    _, model, maps, rise, _ = _sample(path)
+    box = StackModel(replace(model.pose, spec=model.pose.spec.with_discs((29.0, 7.0))), model.geometry, model.max_height)
+    box_maps, box_rise = patch_frames(box)
+
+    def looks(model: StackModel, maps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """How wide and how tall a patch's pixels are, and how flat a disc's top looks in it."""
+        towards = np.column_stack([np.cos(model.towards), np.sin(model.towards)]) * model.radius_mm
+        near, far = (model.pose.project(np.column_stack([model.centres_mm + side * towards, np.zeros(len(towards))]))
+                     for side in (1, -1))
+        top = np.linalg.norm(np.einsum("nij,nj->ni", maps[:, :, :2], near - far), axis=1) / 2 / RADIUS_PX
+        return np.linalg.norm(maps[:, 0, :2], axis=1), np.linalg.norm(maps[:, 1, :2], axis=1), top
+
+    across, along, flatness = looks(model, maps)
+    box_across, box_along, box_flatness = looks(box, box_maps)
+    assert np.array_equal(box_across, box_along)
+    thinner = model.layer_mm / model.radius_mm < 7 / 14.5
+    assert np.all(along > across) if thinner else np.all(along < across)
+    fitted = 7 / 14.5  # a box disc's layer over its radius
+    np.testing.assert_allclose(rise**2 + (fitted * flatness) ** 2, box_rise**2 + (fitted * box_flatness) ** 2, rtol=1e-6)
+    foot = np.column_stack([model.centres_mm, np.zeros(len(rise))])
+    layer = model.pose.project(foot + [0.0, 0.0, model.layer_mm]) - model.pose.project(foot)
+    np.testing.assert_allclose(np.linalg.norm(np.einsum("nij,nj->ni", maps[:, :, :2], layer), axis=1) / RADIUS_PX, rise)
 
 
 def test_the_net_alone_reads_another_renderers_heights():

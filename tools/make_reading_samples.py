@@ -9,7 +9,7 @@ from high up and steeply), crowded boards seen low (stacks hiding each other), a
 low to read surely, dim and uneven light, late Attangle positions seen low (stacks behind taller ones),
 glossy black tops seen from above under a lamp beside the camera or low at one side (they
 look grey), a hand over the board, black men on the near-black cells of a dark (slate) board,
-and discs thicker and wider than the box's (also in the start position).  The same command always writes the same files.
+and discs of other sets (thicker and wider than the box's, also in the start position; thinner and narrower).  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -79,6 +79,10 @@ def make(name: str, seed: int) -> Sample:
         # Discs of another set, thicker and wider than the box's: read right only when told so.
         game, points, _ = POSITIONS["accasta-tall"]
         scene = random_scene(game, rng, points=points, size=SIZE, spec=BoardSpec().with_discs((32.0, 9.0)))
+    elif name == "thin-discs":
+        # A game's stacks in discs thinner and narrower than the box's, seen as most cameras are.
+        game = "accasta"
+        scene = random_scene(game, rng, size=SIZE, spec=BoardSpec().with_discs((26.0, 5.0)), rig=rig_at((35.0, 50.0)))
     elif name == "start-32x9":
         # The start position in those discs, as calibrate board sees it before a game.
         game = "accasta"
@@ -139,7 +143,7 @@ def make(name: str, seed: int) -> Sample:
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "dame-kings-high": 61, "dame-kings-steep": 62,
            "crowded-low": 14, "dim-uneven": 15, "hand": 16, "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27,
-           "too-low": 31, "thick-discs": 41, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
+           "too-low": 31, "thick-discs": 41, "thin-discs": 45, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
 
 
 def main() -> None:

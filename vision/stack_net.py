@@ -271,12 +271,15 @@ import cv2
 import numpy as np
 import onnxruntime
 
+from rules.geometry import DEFAULT_SPEC
 from vision.stacks import StackModel
 
 PATCH_SIZE = (32, 64)
 """Patch width and height (pixels): a disc and a half across, a 6-stack seen low fits above its point."""
 RADIUS_PX = 12.0
 """A disc's radius in the patch (pixels)."""
+FITTED_DISCS = (DEFAULT_SPEC.piece_diameter_mm, DEFAULT_SPEC.piece_height_mm)
+"""The discs the nets were fitted on (diameter, thickness in mm): the box's."""
 BASE_ROW = 50.0
 """The patch row of the point's centre: under it, the near half of a disc's foot and a little board."""
 HEIGHTS = 7
@@ -331,6 +334,14 @@ def patch_frames(model: StackModel) -> tuple[np.ndarray, np.ndarray]:
     and how far a layer rises in the image for a disc's radius across (the net's fourth
     channel: 0 straight above, 0.48 seen from the side).
 
+    The nets were fitted on the box's discs (:data:`FITTED_DISCS`), whose layers rise 0.48 of
+    their radius seen from the side; a thinner disc's less, and in its patch as cut a stack of
+    three looks about as tall as the box's two (the nets read them so, though told the rise).
+    Their patches are stretched along the stack's axis so that how flat a disc's top looks and
+    how far a layer rises fit together as for a box disc seen from some other elevation, and
+    the rise given is the stretched one: seen as a camera looks at the box's discs, nothing the
+    nets were fitted on is out of place.
+
     >>> from vision.synth.scene import random_scene
     >>> import rules
     >>> scene = random_scene("accasta", np.random.default_rng(1), size=(1280, 720))
@@ -340,21 +351,40 @@ def patch_frames(model: StackModel) -> tuple[np.ndarray, np.ndarray]:
     >>> np.round(maps[0] @ [*centre, 1.0], 6).tolist()  # the point's centre lands on its patch spot
     [16.0, 50.0]
     """
-    pose, centres = model.pose, model.centres_mm
-    flat = np.zeros(len(centres))
-    base = pose.project(np.column_stack([centres, flat]))
-    up = pose.project(np.column_stack([centres, flat + model.layer_mm])) - base
-    across = np.column_stack([-np.sin(model.towards), np.cos(model.towards)]) * model.radius_mm
-    left, right = (pose.project(np.column_stack([centres + side * across, flat])) for side in (1, -1))
-    radius = np.hypot(*(left - right).T) / 2
+    base, up, radius, flatness = _disc_views(model, model.radius_mm, model.layer_mm)
+    rise = np.hypot(*up.T) / radius
+    stretch = np.ones(len(rise))
+    if (model.radius_mm * 2, model.layer_mm) != FITTED_DISCS:
+        fitted = FITTED_DISCS[1] / (FITTED_DISCS[0] / 2)  # how far their layer rises for a radius, seen side on
+        _, up_fitted, radius_fitted, flatness_fitted = _disc_views(model, FITTED_DISCS[0] / 2, FITTED_DISCS[1])
+        rise_fitted = np.hypot(*up_fitted.T) / radius_fitted
+        stretch = np.sqrt((rise_fitted**2 + (fitted * flatness_fitted)**2) / (rise**2 + (fitted * flatness)**2))
     turn = np.arctan2(up[:, 0], -up[:, 1])  # the image's up direction to the board's
     scale = RADIUS_PX / radius
     cos, sin = np.cos(turn) * scale, np.sin(turn) * scale
-    maps = np.zeros((len(centres), 2, 3))
+    maps = np.zeros((len(rise), 2, 3))
     maps[:, 0, :2] = np.column_stack([cos, sin])
-    maps[:, 1, :2] = np.column_stack([-sin, cos])
+    maps[:, 1, :2] = np.column_stack([-sin, cos]) * stretch[:, None]
     maps[:, :, 2] = np.array([PATCH_SIZE[0] / 2, BASE_ROW]) - np.einsum("nij,nj->ni", maps[:, :, :2], base)
-    return maps, np.hypot(*up.T) / radius
+    return maps, rise * stretch
+
+
+def _disc_views(model: StackModel, radius_mm: float, layer_mm: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """How a disc of ``radius_mm`` and ``layer_mm`` on each point of ``model`` looks (pixels):
+    where the point is in the image and how far a layer rises from it (points x 2 each, image x
+    and y), the disc's radius across the line of sight, and how flat its top looks (the
+    ellipse's extent along the line of sight over its width)."""
+    pose, centres = model.pose, model.centres_mm
+    flat = np.zeros(len(centres))
+    base = pose.project(np.column_stack([centres, flat]))
+    up = pose.project(np.column_stack([centres, flat + layer_mm])) - base
+    towards = np.column_stack([np.cos(model.towards), np.sin(model.towards)])
+    across = towards @ np.array([[0.0, 1.0], [-1.0, 0.0]])
+    left, right, near, far = (pose.project(np.column_stack([centres + side * radius_mm * way, flat]))
+                              for way in (across, towards) for side in (1, -1))
+    radius = np.hypot(*(left - right).T) / 2
+    return base, up, radius, np.hypot(*(near - far).T) / 2 / radius
 
 
 def cut_patches(image: np.ndarray, maps: np.ndarray, margin: int = 0) -> np.ndarray:
