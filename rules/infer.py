@@ -952,6 +952,16 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     doubtful = found is None or found.kind == "turn" and bool(found.candidates[0].overridden)
     taken = state.pending if state.pending is not None else \
         found.candidates[0].turns[0] if doubtful and found is not None and len(found.candidates[0].turns) == 2 else None
+    if doubtful and state.pending is not None and state.tentative:
+        # The reply itself was seen only unsure (the board was taken as unchanged): the pending
+        # turn, that reply and a turn after it, tried before another turn than the pending one
+        # (Accasta in 26x5 discs: a capture seen unsure, then the next turn read right in full,
+        # was recorded as another black turn and a white one overriding three right readings,
+        # benchmarks/turns.py --discs 26x5, seed 9701).
+        line = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
+        if found is None or _fits_better(line, found):
+            found = line
+            doubtful = found is None or found.kind == "turn" and bool(found.candidates[0].overridden)
     if doubtful and taken is not None:
         pos = state.position()
         others = [(turn,) for turn in dict.fromkeys(_same_origin(pos, taken) + _sharing(pos, taken))
@@ -959,10 +969,6 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         other = _reply_after(state, seen, done, others, {}) if others else None
         if _fits_better(other, found):
             return other
-    if found is None and state.pending is not None and state.tentative:
-        # The reply itself was seen only unsure (the board was taken as unchanged): the pending
-        # turn, that reply and a turn after it.
-        found = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
     return found
 
 

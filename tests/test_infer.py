@@ -409,6 +409,33 @@ def test_a_top_colour_read_surely_outweighs_a_height_read_unsure() -> None:
     assert state.visible_now() == list(camera.stacks)
 
 
+def test_a_reply_seen_only_unsure_and_the_next_turn_read_in_full_are_played_after_the_pending_turn() -> None:
+    """Thin discs seen from 64 degrees (benchmarks/turns.py --discs 26x5, seed 9701, Accasta game
+    2; every point read right, with these confidences, every stack surely there): Black's
+    g4:-d7,-f5 may go on; White's a4:2xd7,+b4 changes only points read unsure, so the board is
+    taken as unchanged and the capture kept tentative.  Black's f4:2-e5 is then read, f4 surely
+    empty: the pending turn, the tentative capture and that turn fit every reading and are
+    played, rather than another black turn and a white one overriding three right readings."""
+    camera = new_game("accasta")
+    camera.push_notation("b2:+c3,-b1")
+    state = GameState(camera.copy())
+    results = []
+    for turn, unsure in (
+            ("g4:-d7,-f5", "a1 .03 a2 .03 a3 .05 a4 .15 b1 .39 b3 .16 b4 .09 c3 .28 c4 .52 d1 .36 e6 .39 f1 .55 g4 .52"),
+            ("a4:2xd7,+b4", "a1 .03 a2 .03 a3 .08 a4 .58 b1 .37 b3 .11 b4 .02 c1 .58 c3 .34 c4 .5 d1 .2 d7 .57 "
+                            "e1 .37 e6 .41 f1 .45 f2 .55 g1 .59 g2 .4 g4 .5"),
+            ("f4:2-e5", "a1 .03 a2 .04 a3 .07 a4 .58 b1 .38 b3 .16 b4 .01 c3 .35 c4 .5 d1 .25 d7 .58 e1 .43 e5 .55 "
+                        "e6 .34 f2 .58 g1 .56 g4 .54")):
+        camera.push_notation(turn)
+        words = unsure.split()
+        seen = camera.visible()
+        results.append(state.update(Observation(seen, {p: float(c) for p, c in zip(words[::2], words[1::2])},
+                                                {p: 1.0 for p, s in seen.items() if s})))
+    assert [r.kind for r in results] == ["turn", "unchanged", "turn"], results[-1].message
+    assert results[-1].best.notations == ("g4:-d7,-f5", "a4:2xd7,+b4", "f4:2-e5") and not results[-1].best.overridden
+    assert state.visible_now() == list(camera.stacks)
+
+
 def test_a_reply_written_several_ways_confirms_the_pending_turn_despite_an_unsure_misreading() -> None:
     """Black's f4:-e5 may go on, so it waits; White replies a1:+b2,-b1 (the same as a1:-b1,+b2)
     while a2 is misread unsure: the reply is one turn however it is written, so it confirms
