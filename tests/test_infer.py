@@ -421,7 +421,8 @@ def test_a_reply_seen_only_unsure_and_the_next_turn_read_in_full_are_played_afte
     state = GameState(camera.copy())
     results = []
     for turn, unsure in (
-            ("g4:-d7,-f5", "a1 .03 a2 .03 a3 .05 a4 .15 b1 .39 b3 .16 b4 .09 c3 .28 c4 .52 d1 .36 e6 .39 f1 .55 g4 .52"),
+            ("g4:-d7,-f5", "a1 .03 a2 .03 a3 .05 a4 .15 b1 .39 b3 .16 b4 .09 c3 .28 c4 .52 d1 .36 e6 .39 f1 .55 "
+                           "g4 .52"),
             ("a4:2xd7,+b4", "a1 .03 a2 .03 a3 .08 a4 .58 b1 .37 b3 .11 b4 .02 c1 .58 c3 .34 c4 .5 d1 .2 d7 .57 "
                             "e1 .37 e6 .41 f1 .45 f2 .55 g1 .59 g2 .4 g4 .5"),
             ("f4:2-e5", "a1 .03 a2 .04 a3 .07 a4 .58 b1 .38 b3 .16 b4 .01 c3 .35 c4 .5 d1 .25 d7 .58 e1 .43 e5 .55 "

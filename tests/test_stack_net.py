@@ -62,15 +62,20 @@ def test_a_patch_stands_the_stack_upright_at_one_disc_size(path):
     assert 0.0 <= rise.min() and rise.max() < 0.5  # straight above .. seen from the side
 
 
-@pytest.mark.parametrize("path", [ROOT / "samples" / "reading" / "thin-discs.json", ROOT / "samples" / "povray" / "discs" /
-                                  "accasta-31x8.json"], ids=lambda p: p.stem)
+OTHER_DISCS = [ROOT / "samples" / "reading" / "thin-discs.json",
+               ROOT / "samples" / "povray" / "discs" / "accasta-31x8.json"]
+"""Committed pictures of discs of other sizes than the box's: 26x5 (our renderer) and 31x8 (POV-Ray)."""
+
+
+@pytest.mark.parametrize("path", OTHER_DISCS, ids=lambda p: p.stem)
 def test_a_patch_of_other_discs_than_the_box_s_is_stretched_to_look_as_the_box_s(path):
     """The nets were fitted on the box's discs (29 x 7 mm).  Thinner discs' patches are stretched
     along the stack's axis (thicker ones' shrunk), so that how flat a disc's top looks and how
     far a layer rises fit together as for a box disc seen from some elevation; the rise the net
     is given is how far a layer rises in the patch.  The box's discs' patches are not stretched."""
     _, model, maps, rise, _ = _sample(path)
-    box = StackModel(replace(model.pose, spec=model.pose.spec.with_discs((29.0, 7.0))), model.geometry, model.max_height)
+    box_pose = replace(model.pose, spec=model.pose.spec.with_discs((29.0, 7.0)))
+    box = StackModel(box_pose, model.geometry, model.max_height)
     box_maps, box_rise = patch_frames(box)
 
     def looks(model: StackModel, maps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -87,7 +92,8 @@ def test_a_patch_of_other_discs_than_the_box_s_is_stretched_to_look_as_the_box_s
     thinner = model.layer_mm / model.radius_mm < 7 / 14.5
     assert np.all(along > across) if thinner else np.all(along < across)
     fitted = 7 / 14.5  # a box disc's layer over its radius
-    np.testing.assert_allclose(rise**2 + (fitted * flatness) ** 2, box_rise**2 + (fitted * box_flatness) ** 2, rtol=1e-6)
+    np.testing.assert_allclose(rise**2 + (fitted * flatness) ** 2, box_rise**2 + (fitted * box_flatness) ** 2,
+                               rtol=1e-6)
     foot = np.column_stack([model.centres_mm, np.zeros(len(rise))])
     layer = model.pose.project(foot + [0.0, 0.0, model.layer_mm]) - model.pose.project(foot)
     np.testing.assert_allclose(np.linalg.norm(np.einsum("nij,nj->ni", maps[:, :, :2], layer), axis=1) / RADIUS_PX, rise)

@@ -9,7 +9,8 @@ from high up and steeply), crowded boards seen low (stacks hiding each other), a
 low to read surely, dim and uneven light, late Attangle positions seen low (stacks behind taller ones),
 glossy black tops seen from above under a lamp beside the camera or low at one side (they
 look grey), a hand over the board, black men on the near-black cells of a dark (slate) board,
-and discs of other sets (thicker and wider than the box's, also in the start position; thinner and narrower).  The same command always writes the same files.
+and discs of other sets (thicker and wider than the box's, also in the start position; thinner
+and narrower).  The same command always writes the same files.
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ def make(name: str, seed: int) -> Sample:
 
 SAMPLES = {"accasta-tall": 11, "attangle-five": 12, "dame-kings": 13, "dame-kings-high": 61, "dame-kings-steep": 62,
            "crowded-low": 14, "dim-uneven": 15, "hand": 16, "glossy-above": 17, "lamp-aside": 22, "slate-dame": 27,
-           "too-low": 31, "thick-discs": 41, "thin-discs": 45, "start-32x9": 43, "attangle-behind": 53, "attangle-square-behind": 57}
+           "too-low": 31, "thick-discs": 41, "thin-discs": 45, "start-32x9": 43, "attangle-behind": 53,
+           "attangle-square-behind": 57}
 
 
 def main() -> None:
