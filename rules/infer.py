@@ -949,7 +949,7 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
     # (An Accasta disc moved onto f3 from g2, whose stack was read a disc too tall on both
     # boards, was recorded as moved from f4, read right on the second: benchmarks/turns.py
     # --elevation 60-70, seed 8206.)
-    doubtful = found is None or found.kind == "turn" and bool(found.candidates[0].overridden)
+    doubtful = _overriding(found)
     taken = state.pending if state.pending is not None else \
         found.candidates[0].turns[0] if doubtful and found is not None and len(found.candidates[0].turns) == 2 else None
     if doubtful and state.pending is not None and state.tentative:
@@ -961,7 +961,7 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         line = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
         if found is None or _fits_better(line, found):
             found = line
-            doubtful = found is None or found.kind == "turn" and bool(found.candidates[0].overridden)
+            doubtful = _overriding(found)
     if doubtful and taken is not None:
         pos = state.position()
         others = [(turn,) for turn in dict.fromkeys(_same_origin(pos, taken) + _sharing(pos, taken))
@@ -970,6 +970,11 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         if _fits_better(other, found):
             return other
     return found
+
+
+def _overriding(found: Inference | None) -> bool:
+    """Whether ``found`` is no answer, or one turn that fits only by overriding readings."""
+    return found is None or found.kind == "turn" and bool(found.candidates[0].overridden)
 
 
 def _fits_better(other: Inference | None, found: Inference | None) -> bool:
