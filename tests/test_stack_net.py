@@ -16,8 +16,9 @@ import pytest
 
 import rules
 from vision.stack_net import (BASE_ROW, BEHIND_LAYER_NET_FILE, BEHIND_NET_FILE, BEHIND_SHARE, FITTED_BEHIND_NET_FILE,
-                              FITTED_DIGEST_KEY, FITTED_NET_FILE, FITTED_STEEP_NET_FILE, HEIGHTS, LAYER_NET_FILE,
-                              PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, STEEP_LAYER_NET_FILE, STEEP_NET_FILE, STEEP_RISE,
+                              FITTED_DIGEST_KEY, FITTED_DISCS, FITTED_NET_FILE, FITTED_STEEP_NET_FILE, HEIGHTS,
+                              LAYER_NET_FILE, PATCH_SIZE, RADIUS_PX, STACK_NET_FILE, STEEP_LAYER_NET_FILE, STEEP_NET_FILE,
+                              STEEP_RISE,
                               PatchHeights, cut_patches, layer_log_odds, log_softmax, net_input,
                               net_log_probabilities, patch_frames)
 from vision.stacks import StackModel
@@ -69,12 +70,12 @@ OTHER_DISCS = [ROOT / "samples" / "reading" / "thin-discs.json",
 
 @pytest.mark.parametrize("path", OTHER_DISCS, ids=lambda p: p.stem)
 def test_a_patch_of_other_discs_than_the_box_s_is_stretched_to_look_as_the_box_s(path):
-    """The nets were fitted on the box's discs (29 x 7 mm).  Thinner discs' patches are stretched
+    """The nets were fitted on the box's discs (``FITTED_DISCS``, 29 x 7 mm).  Thinner discs' patches are stretched
     along the stack's axis (thicker ones' shrunk), so that how flat a disc's top looks and how
     far a layer rises fit together as for a box disc seen from some elevation; the rise the net
     is given is how far a layer rises in the patch.  The box's discs' patches are not stretched."""
     _, model, maps, rise, _ = _sample(path)
-    box_pose = replace(model.pose, spec=model.pose.spec.with_discs((29.0, 7.0)))
+    box_pose = replace(model.pose, spec=model.pose.spec.with_discs(FITTED_DISCS))
     box = StackModel(box_pose, model.geometry, model.max_height)
     box_maps, box_rise = patch_frames(box)
 
@@ -89,9 +90,9 @@ def test_a_patch_of_other_discs_than_the_box_s_is_stretched_to_look_as_the_box_s
     across, along, flatness = looks(model, maps)
     box_across, box_along, box_flatness = looks(box, box_maps)
     assert np.array_equal(box_across, box_along)
-    thinner = model.layer_mm / model.radius_mm < 7 / 14.5
+    fitted = FITTED_DISCS[1] / (FITTED_DISCS[0] / 2)  # a box disc's layer over its radius
+    thinner = model.layer_mm / model.radius_mm < fitted
     assert np.all(along > across) if thinner else np.all(along < across)
-    fitted = 7 / 14.5  # a box disc's layer over its radius
     np.testing.assert_allclose(rise**2 + (fitted * flatness) ** 2, box_rise**2 + (fitted * box_flatness) ** 2,
                                rtol=1e-6)
     foot = np.column_stack([model.centres_mm, np.zeros(len(rise))])
