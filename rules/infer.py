@@ -958,9 +958,9 @@ def _reply(state: GameState, seen: _Seen, done: bool, partial: bool = False) -> 
         # (Accasta in 26x5 discs: a capture seen unsure, then the next turn read right in full,
         # was recorded as another black turn and a white one overriding three right readings,
         # benchmarks/turns.py --discs 26x5, seed 9701).
-        line = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
-        if found is None or _fits_better(line, found):
-            found = line
+        after_unsure = _reply_after(state, seen, done, [(state.pending, *line) for line in state.tentative], {})
+        if found is None or _fits_better(after_unsure, found):
+            found = after_unsure
             doubtful = _overriding(found)
     if doubtful and taken is not None:
         pos = state.position()
