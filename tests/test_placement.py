@@ -41,7 +41,7 @@ def found_stacks(game: str, seed: int, count: int) -> list[Found]:
         image = render_image(scene, random_photo_look(rng), rng)
         model = StackModel(scene.pose, rules.GAMES[game].geometry, rules.GAMES[game].max_height)
         frame = FrameSamples.of(model, image)
-        heights, _, masks, offsets = read_heights(model, frame, height_model(game))
+        heights, _, masks, offsets, _ = read_heights(model, frame, height_model(game))
         tall = np.flatnonzero(heights > 1)
         discs = dict(zip(tall, disc_offsets(model, tall, heights[tall], masks[tall], outline_strength(model, frame, tall),
                                             offsets[tall])))

@@ -18,6 +18,7 @@ from conftest import one_line_error
 
 import rules
 import vision.heights
+import vision.shapes
 from calibration.board_file import BoardCalibration
 from calibration.camera import BoardPose, CameraModel
 from rules.geometry import DEFAULT_SPEC
@@ -915,6 +916,21 @@ def test_a_stack_whose_lower_disc_is_a_sliver_is_not_surely_one_disc(monkeypatch
     assert heights(None)[d3] == 2 and heights(40)[d3] == 2
     unasked = StackReader("accasta", scene.pose).read(image).observation
     assert unasked.points["d3"] == "wb"
+
+
+@pytest.mark.parametrize("game, index, points", [("abande", 10, ("d6",)), ("abande-square", 5, ("c2",))])
+def test_a_disc_read_twice_is_read_once(game: str, index: int, points: tuple[str, ...],
+                                        monkeypatch: pytest.MonkeyPatch):
+    """Abande seen from 65-75 degrees (scenes of ``--elevation 58-75 --seed 9463``): single
+    black discs, their sides slivers of 3 px, were read as stacks of two, black twice, and
+    written white under black, the stack of two the game allows.  The colours fit one disc
+    better than any stack of two the game builds, and it is read
+    (:meth:`vision.shapes.StackShapes.shorter`)."""
+    shot, image = benchmark_scene(game, index, seed=9463)
+    assert all(shot.points[p] == "b" for p in points)
+    assert all(StackReader(game, shot.pose).read(image).observation.points[p] == "b" for p in points)
+    monkeypatch.setattr(vision.shapes, "SHORTER_NATS", np.inf)
+    assert all(StackReader(game, shot.pose).read(image).observation.points[p] == "wb" for p in points)
 
 
 def test_only_layers_the_stacks_in_front_hide_are_read_unknown():

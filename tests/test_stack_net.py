@@ -197,9 +197,11 @@ def test_the_nets_the_reader_runs_are_the_fitted_nets_8_bit_copies(fitted_file, 
 
 def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
     """Where the camera looks down steeply (STEEP_RISE) the reader reads with the steep net,
-    which reads the heights of the committed samples' points seen so (1,095 of them; POV-Ray's
+    which reads the heights of the committed samples' points seen so (1,178 of them; POV-Ray's
     and our renderer's, none fitted on) more often right than the net fitted on every view:
-    17 wrong against 29.  Before its fit on Dame 100's kings 10 (four of the 7 more are men
+    22 wrong against 32 (17 against 29 of 1,095 before two Abande pictures seen from 65-75
+    degrees were kept for tests/test_read.py, where the steep net alone reads 5 points wrong
+    and the other 3).  Before its fit on Dame 100's kings 10 (four of the 7 more are men
     of one Dame 100 picture read as kings; held out, it reads kings far better and other
     pictures as before: vision.stack_net); 9 before the fit before, on films' frames and
     Mitsuba's stills too; 14 before it was fitted on POV-Ray's stills too."""
@@ -215,7 +217,7 @@ def test_points_seen_steeply_are_read_with_the_net_fitted_on_them():
         for net, limit in (("steep", STEEP_RISE), ("every view", 0.0)):
             read = net_log_probabilities(image, maps[steep], rise[steep], model.max_height, limit)[0].argmax(axis=1)
             wrong[net] += int((read != heights).sum())
-    assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 20, wrong
+    assert wrong["steep"] < wrong["every view"] and wrong["steep"] < 25, wrong
 
 
 def test_points_nearer_stacks_hide_are_read_with_the_net_fitted_on_them():

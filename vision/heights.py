@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -157,15 +157,27 @@ def height_model(game: str) -> HeightModel:
     return game_model(_fitted(), game)
 
 
+class HeightsRead(NamedTuple):
+    """What :func:`read_heights` finds, per point."""
+    heights: np.ndarray
+    """The height read (points)."""
+    probabilities: np.ndarray
+    """The evidence's probability of each height 0..H (points x (H + 1)), without the patch net's word."""
+    masks: np.ndarray
+    """Which of the point's samples are in view (points x samples of a block)."""
+    offsets: np.ndarray
+    """Where the stack stands off its point (mm, points x 2: :mod:`vision.placement`)."""
+    weighed: np.ndarray
+    """The probability of each height with the patch net's word, as the heights were chosen by
+    (points x (H + 1); where the count of discs decided, a height may not be the likeliest)."""
+
+
 def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidden: np.ndarray | None = None,
                  fold: np.ndarray | None = None, total: int | None = None,
                  patch_heights: PatchHeights | None = None,
-                 seen_share: Callable[[np.ndarray], np.ndarray] | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every point's height, the probability of each height 0..H (points x (H + 1)), its
-    visibility mask (points x samples of a block) and offset (mm, points x 2: where the stack
-    stands, :mod:`vision.placement`), the evidence weighed by ``net`` (the game's
-    :func:`height_model`).
+                 seen_share: Callable[[np.ndarray], np.ndarray] | None = None) -> HeightsRead:
+    """Every point's height, the probability of each height, its visibility mask and offset
+    (:class:`HeightsRead`), the evidence weighed by ``net`` (the game's :func:`height_model`).
 
     A stack's height decides what it hides of the stacks behind it, so a point is read with
     its samples' visibility given the heights of the nearer points.  All points are read at
@@ -203,9 +215,10 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
     count decides (``total``): there a point read surely by the evidence alone would otherwise
     take a disc the count lacks at a lower cost than the net's word gives it (Accasta, seen from
     61 degrees: a stack of 3 read as 5, where two of 3 read as 2 were the ones to grow; of 300
-    held-out scenes, 2 read better, none worse, a frame about 2 ms slower).  The probabilities returned
-    are the evidence's alone: the net may change which height is read, never make a reading
-    surer (the two often fail together, where a lower disc shows as a sliver: on 60 POV-Ray
+    held-out scenes, 2 read better, none worse, a frame about 2 ms slower).  The probabilities a reading's
+    confidence is taken from are the evidence's alone (:attr:`HeightsRead.probabilities`; the
+    weighed ones are :attr:`HeightsRead.weighed`): the net may change which height is read,
+    never make a reading surer (the two often fail together, where a lower disc shows as a sliver: on 60 POV-Ray
     Abande scenes the weighed probabilities read 12 points wrong surely, the evidence's alone
     8, as without the net)."""
     n, width = len(model.names), model.max_height + 1
@@ -272,7 +285,7 @@ def read_heights(model: StackModel, frame: FrameSamples, net: HeightModel, hidde
         vis = visibility()
         todo = every[np.any(vis != used, axis=1)]
         used = vis
-    return heights, evidence, used, places[every, heights]
+    return HeightsRead(heights, evidence, used, places[every, heights], probs)
 
 
 LINES_SLOPE = 20.0
