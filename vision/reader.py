@@ -581,7 +581,8 @@ def _one_shorter(shapes: StackShapes, heights: np.ndarray, weighed: np.ndarray, 
         log_odds += np.where(seen[short, k], np.log(p / (1 - p)), 0.0)
     read = seen[short, under] | seen[short, top]
     white[short, under] = np.where(read, log_odds >= 0, white[short, under])
-    layer_confidence[short, under] = np.where(read, np.maximum(1 / (1 + np.exp(-np.abs(log_odds))), TORN),
+    # As sure as a colour score says (a score is half the log-odds).
+    layer_confidence[short, under] = np.where(read, np.maximum(confidence(log_odds / 2), TORN),
                                               layer_confidence[short, under])
     seen[short, under] = read
     seen[short, top] = False
