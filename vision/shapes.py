@@ -75,6 +75,13 @@ read 4 points right that were wrong and, at 0.5 nats, 1 wrong that was right (at
 none (:func:`vision.reader._one_shorter` for pictures held out)."""
 
 
+def _layer_logs(white: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The log-probabilities of each layer's being white and black (``white``: its
+    probability of being white), kept :data:`SURE_LAYER` from certain, 0 where it was not
+    ``seen``."""
+    return np.log(np.clip(white, SURE_LAYER, 1)) * seen, np.log(np.clip(1 - white, SURE_LAYER, 1)) * seen
+
+
 class StackShapes:
     """The stacks of one game (strings bottom to top, ``w``/``b``) grouped by height."""
 
@@ -117,12 +124,12 @@ class StackShapes:
         (:meth:`_recount`), unless they are more than :data:`RECOUNT_NATS` less likely."""
         texts = [""] * len(heights)
         shares = np.ones(len(heights))
-        log_w, log_b = np.log(np.clip(white, SURE_LAYER, 1)), np.log(np.clip(1 - white, SURE_LAYER, 1))
+        log_w, log_b = _layer_logs(white, seen)
         options: list[tuple[int, int, np.ndarray]] = []  # per stack: point, height, log-likelihood of each of its stacks
         for h in np.unique(heights[heights > 0]):
             at = np.flatnonzero(heights == h)
             shapes, read = self.by_height[h], seen[at, :h]
-            log_p = self._log_likelihoods(h, log_w[at, :h] * read, log_b[at, :h] * read)
+            log_p = self._log_likelihoods(h, log_w[at, :h], log_b[at, :h])
             chosen = np.argmax(log_p, axis=1)
             best = shapes[chosen]  # points x layers
             fits = ((shapes[None] == best[:, None]) | ~read[:, None]).all(axis=2)  # written like the best
@@ -162,8 +169,7 @@ class StackShapes:
         [True, False]
         """
         out = np.zeros(len(heights), bool)
-        log_w = np.log(np.clip(white, SURE_LAYER, 1)) * seen
-        log_b = np.log(np.clip(1 - white, SURE_LAYER, 1)) * seen
+        log_w, log_b = _layer_logs(white, seen)
         for h in np.unique(heights[heights > 1]):
             if not len(self.by_height[h - 1]):
                 continue
