@@ -498,16 +498,15 @@ class StackReader:
         # Each stack's discs weighed together, as the game builds them.
         seen = side_seen | (top_layer & np.isfinite(tops)[:, None])
         counted = total is not None and heights.sum() == total
+        white_p = np.where(white, layer_confidence, 1 - layer_confidence)  # each layer's probability of being white
         if total is None:  # where the count of discs decides the heights, they add up as read
-            heights, white, layer_confidence, seen = _one_shorter(self.shapes, heights, weighed, white,
-                                                                  layer_confidence, seen)
+            heights, white_p, seen = _one_shorter(self.shapes, heights, weighed, white_p, seen)
             prob = probs[every, heights]
         doubt = _net_doubt(heights, patch_heights)
         # A single disc that looks as the board does is the board (a dark cell in a shadow),
         # unless the count of the game's discs needs it.
         board_like = (heights == 1) & (likeness >= BOARD_LIKE_EMPTY) & (not counted)
-        stacks, shares = self.shapes.best(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen,
-                                          self.discs if counted else None)
+        stacks, shares = self.shapes.best(heights, white_p, seen, self.discs if counted else None)
         if counted:
             stacks = self.shapes.deduce_unseen(stacks, self.discs)  # confidences stay those of discs not seen
         colour_doubt = _colour_doubt(stacks, net_tops, patch_heights)
@@ -544,7 +543,8 @@ class StackReader:
             # tell apart (seen steeply from above) or lower discs' colours are, as sure as its
             # top disc's colour is clear (a shadow or a dark cell read as a disc seldom is).
             if heights[i] and not board_like[i]:
-                top = float(layer_confidence[i, heights[i] - 1]) if seen[i, heights[i] - 1] else 0.5
+                p = float(white_p[i, heights[i] - 1])
+                top = max(p, 1.0 - p) if seen[i, heights[i] - 1] else 0.5
                 presence[name] = max(sure[name], (1.0 - float(probs[i, 0])) * top * seen_well * disc_trust[i])
             else:
                 presence[name] = sure[name]
@@ -552,13 +552,11 @@ class StackReader:
 
 
 def _one_shorter(shapes: StackShapes, heights: np.ndarray, weighed: np.ndarray, white: np.ndarray,
-                 layer_confidence: np.ndarray, seen: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``heights``, each layer's colour (``white``), how sure it is (``layer_confidence``) and
-    whether it was seen (``seen``; all points x layers), with the stacks whose colours say
-    they are a disc shorter (:meth:`vision.shapes.StackShapes.shorter`, by the heights'
-    probabilities ``weighed``: points x heights) read so, their top disc's two readings
-    taken together.
+                 seen: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``heights``, each layer's probability of being white (``white``) and whether it was seen
+    (``seen``; both points x layers), with the stacks whose colours say they are a disc
+    shorter (:meth:`vision.shapes.StackShapes.shorter`, by the heights' probabilities
+    ``weighed``: points x heights) read so, their top disc's two readings taken together.
 
     Seen from above 60 degrees a layer's side is a sliver of 2-4 px and a stack of one disc
     can be read as two; in Abande its disc then reads black twice, and the reader wrote the
@@ -569,25 +567,22 @@ def _one_shorter(shapes: StackShapes, heights: np.ndarray, weighed: np.ndarray, 
     every = np.arange(len(heights))
     below = np.maximum(heights - 1, 0)
     odds = np.log(weighed[every, below] + 1e-300) - np.log(weighed[every, heights] + 1e-300)
-    short = np.flatnonzero(shapes.shorter(heights, np.where(white, layer_confidence, 1 - layer_confidence), seen, odds))
+    short = np.flatnonzero(shapes.shorter(heights, white, seen, odds))
     if not len(short):
-        return heights, white, layer_confidence, seen
-    heights, white, layer_confidence, seen = heights.copy(), white.copy(), layer_confidence.copy(), seen.copy()
+        return heights, white, seen
+    heights, white, seen = heights.copy(), white.copy(), seen.copy()
     top, under = heights[short] - 1, heights[short] - 2
     log_odds = np.zeros(len(short))  # of the top disc's being white, both readings together
     for k in (under, top):
-        p = np.clip(np.where(white[short, k], layer_confidence[short, k], 1 - layer_confidence[short, k]),
-                    SURE_LAYER, 1 - SURE_LAYER)
+        p = np.clip(white[short, k], SURE_LAYER, 1 - SURE_LAYER)
         log_odds += np.where(seen[short, k], np.log(p / (1 - p)), 0.0)
     read = seen[short, under] | seen[short, top]
-    white[short, under] = np.where(read, log_odds >= 0, white[short, under])
-    # As sure as a colour score says (a score is half the log-odds).
-    layer_confidence[short, under] = np.where(read, np.maximum(confidence(log_odds / 2), TORN),
-                                              layer_confidence[short, under])
+    sure = np.maximum(confidence(log_odds / 2), TORN)  # as a colour score says (a score is half the log-odds)
+    white[short, under] = np.where(read, np.where(log_odds >= 0, sure, 1 - sure), white[short, under])
     seen[short, under] = read
     seen[short, top] = False
     heights[short] -= 1
-    return heights, white, layer_confidence, seen
+    return heights, white, seen
 
 
 def _net_doubt(heights: np.ndarray, patch_heights: PatchHeights) -> np.ndarray:
